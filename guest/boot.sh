@@ -1,0 +1,101 @@
+#!/bin/bash
+# boot.sh [options] VARIANT STATE: boot VARIANT's kernel in QEMU with the lab
+# initramfs, run workloads in audit state STATE, collect results.
+#   --out DIR          where console.log, results.txt and boot.info go (required)
+#   --workloads a,b    workloads (default randread-qd128)
+#   --runtime SECS     guest seconds per workload (default 5)
+#   --accel kvm|tcg    (default tcg; resolve auto with accel.sh first)
+#   --seed N           QEMU -seed and layout padding for this boot (default 1)
+#   --timeout SECS     host wall-clock limit (default: computed from runtime)
+#   --mode run|probe
+# Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
+# (status=ok|timeout|panic|kernel-warning|died|qemu-error).
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run
+while (($#)); do
+	case $1 in
+	--out) out=$2; shift 2 ;;
+	--workloads) workloads=$2; shift 2 ;;
+	--runtime) runtime=$2; shift 2 ;;
+	--accel) accel=$2; shift 2 ;;
+	--seed) seed=$2; shift 2 ;;
+	--timeout) timeout=$2; shift 2 ;;
+	--mode) mode=$2; shift 2 ;;
+	-*) die_usage "boot: unknown option $1" ;;
+	*) break ;;
+	esac
+done
+(($# == 2)) || die_usage "usage: run.sh boot VARIANT STATE [--workloads a,b] [--runtime S] [--accel kvm|tcg] [--seed N] [--out DIR]"
+v=$1 state=$2
+check_variant "$v"
+check_state "$state"
+statefile=$LAB_ROOT/workloads/states/$state.state
+for w in ${workloads//,/ }; do check_workload "$w"; done
+[[ $runtime =~ ^[0-9]+$ && $seed =~ ^[0-9]+$ ]] || die_usage "--runtime and --seed take whole numbers"
+[[ -n $out ]] || die_usage "boot: --out DIR is required"
+case $accel in kvm | tcg) ;; *) die_usage "boot: --accel must be kvm or tcg (got '$accel')" ;; esac
+nwl=$(tr ',' '\n' <<<"$workloads" | grep -c .)
+# TCG runs ~3x slower than guest time, plus boot and fio start-up
+timeout=${timeout:-$((90 + nwl * runtime * 8))}
+
+STATE_CMDLINE=""
+# shellcheck source=/dev/null
+. "$statefile"
+
+"$LAB_ROOT/kernel/build.sh" "$v" >&2
+image=$(build_of "$v")/arch/x86/boot/bzImage
+initrd=$("$LAB_ROOT/guest/build-initramfs.sh")
+
+mkdir -p "$out"
+# layout padding: a seed-dependent amount of cmdline text shifts the initial
+# stack and environment, so reps sample memory-layout effects (with -seed's KASLR)
+pad=$(printf '%*s' $((seed % 64)) '' | tr ' ' 'x')
+cmdline="console=ttyS0 loglevel=5 panic=-1 $STATE_CMDLINE null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime lab.pad=p$pad"
+case $accel in
+tcg) accel_args=(-accel tcg -icount 'shift=0,sleep=off,align=off' -cpu max) ;;
+kvm) accel_args=(-accel kvm -cpu host) ;;
+esac
+qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
+	-kernel "$image" -initrd "$initrd" -append "$cmdline"
+	-display none -monitor none -nic none -no-reboot
+	-serial "file:$out/console.log" -serial "file:$out/results.txt")
+start=$(date +%s.%N)
+set +e
+timeout --signal=KILL "$timeout" "${qemu[@]}" >"$out/qemu.log" 2>&1
+rc=$?
+set -e
+wall=$(echo "$(date +%s.%N) - $start" | bc)
+
+status=ok
+if ((rc == 137 || rc == 124)); then
+	status=timeout
+elif grep -q 'Kernel panic' "$out/console.log" 2>/dev/null; then
+	status=panic
+elif grep -qE 'BUG:|WARNING:|Oops|general protection' "$out/console.log" 2>/dev/null; then
+	status=kernel-warning
+elif ((rc != 0)); then
+	status="qemu-error"
+elif ! grep -q '^@@LAB done' "$out/results.txt" 2>/dev/null; then
+	status=died
+elif grep -q '^@@LAB dmesg problems=[1-9]' "$out/results.txt"; then
+	status=kernel-warning
+elif grep -q '^@@LAB error' "$out/results.txt"; then
+	status=guest-error
+fi
+{
+	echo "variant=$v"
+	echo "state=$state"
+	echo "accel=$accel"
+	echo "seed=$seed"
+	echo "status=$status"
+	echo "qemu_rc=$rc"
+	printf 'wall_secs=%.1f\n' "$wall"
+	echo "bzimage_sha256=$(sha256_of "$image")"
+	echo "initramfs_sha256=$(sha256_of "$initrd")"
+	echo "cmdline=$cmdline"
+	echo "qemu=${qemu[*]}"
+} >"$out/boot.info"
+[[ $status == ok ]] || { log "boot $v/$state: $status (logs in $out)"; exit 1; }

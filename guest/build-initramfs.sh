@@ -1,0 +1,60 @@
+#!/bin/bash
+# build-initramfs.sh: the guest's initramfs, made from the host's Debian
+# packages (busybox-static, fio, auditd's auditctl) plus the lab's own tools
+# in bench/, each with the shared libraries ldd names. Rebuilt only when an
+# input changes; prints the image path on stdout.
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+out=$LAB_CACHE/initramfs
+img=$out/initramfs.cpio.gz
+bindir=$LAB_CACHE/bin
+mkdir -p "$out" "$bindir"
+
+make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
+
+host_bins=(/bin/busybox /usr/bin/fio /sbin/auditctl)
+for b in "${host_bins[@]}"; do
+	[[ -x $b ]] || die "$b missing; run './run.sh setup'"
+done
+lab_bins=()
+for t in uring-bench uring-rule audit-sink; do lab_bins+=("$bindir/$t"); done
+# perf is optional: Debian's /usr/bin/perf is a wrapper around perf_<version>
+perf_bin=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort | tail -1)
+
+inputs() {
+	sha256sum "${host_bins[@]}" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"} "$0" "$LAB_ROOT/guest/init"
+	find "$LAB_ROOT/workloads" -type f | sort | xargs sha256sum
+}
+id=$(inputs | sha256sum | awk '{print $1}')
+if [[ -f $img && -f $out/stamp && $(cat "$out/stamp") == "$id" ]]; then
+	echo "$img"
+	exit 0
+fi
+
+log "initramfs: building from host packages and bench/ tools"
+root=$(mktemp -d "$out/root.XXXXXX")
+trap 'rm -rf "$root" "$img.tmp"' EXIT
+mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,lab/workloads,lab/states,etc}
+cp /bin/busybox "$root/bin/busybox"
+cp /usr/bin/fio "$root/usr/bin/fio"
+cp /sbin/auditctl "$root/sbin/auditctl"
+cp "${lab_bins[@]}" "$root/usr/bin/"
+[[ -n $perf_bin ]] && cp "$perf_bin" "$root/usr/bin/perf"
+# shared libraries (and the loader) of every dynamic binary, at their host paths
+for b in /usr/bin/fio /sbin/auditctl "${lab_bins[@]}" ${perf_bin:+"$perf_bin"}; do
+	ldd "$b" | awk '/=> \// {print $3} /^[[:space:]]*\/lib/ {print $1}'
+done | sort -u | while read -r lib; do
+	cp --parents -L "$lib" "$root/"
+done
+cp "$LAB_ROOT/guest/init" "$root/init"
+find "$LAB_ROOT/workloads" -maxdepth 1 -type f -exec cp {} "$root/lab/workloads/" \;
+cp "$LAB_ROOT"/workloads/states/*.state "$root/lab/states/"
+echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
+echo 'root:x:0:' >"$root/etc/group"
+(cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) | gzip -1 >"$img.tmp"
+mv "$img.tmp" "$img"
+echo "$id" >"$out/stamp"
+log "initramfs: $img ($(du -h "$img" | cut -f1))"
+echo "$img"

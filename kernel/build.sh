@@ -1,0 +1,90 @@
+#!/bin/bash
+# build.sh VARIANT: build the variant's bzImage in its own O= dir with ccache.
+# Skips everything when series, patches, config fragments, source tarball and
+# these scripts are unchanged (a stamp holds their hash). Prints progress.
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+v=${1:-}
+check_variant "$v"
+vdir=$(variants_dir)/$v
+tree=$(tree_of "$v")
+build=$(build_of "$v")
+image=$build/arch/x86/boot/bzImage
+
+fragments=("$LAB_ROOT/kernel/config/lab.config")
+[[ -f $vdir/config ]] && fragments+=("$vdir/config")
+
+# hash of everything the image depends on
+series_hash() {
+	{
+		stat -c '%s %Y' "$LAB_SRC_TARBALL"
+		cat "$vdir/series"
+		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series" | while read -r p; do cat "$vdir/$p"; done
+		cat "$LAB_ROOT/kernel/prepare-tree.sh"
+	} | sha256sum | awk '{print $1}'
+}
+tree_id=$(series_hash)
+build_id=$({ echo "$tree_id"; cat "${fragments[@]}" "$0" "$LAB_ROOT/kernel/check-config.sh"; } | sha256sum | awk '{print $1}')
+
+if [[ -f $image && -f $build/.lab-stamp && $(cat "$build/.lab-stamp") == "$build_id" ]]; then
+	log "build $v: up to date ($image)"
+	exit 0
+fi
+
+start=$(now)
+steps=4
+progress 1 $steps "$start" "build $v: tree (series applied to linux-source-6.1)"
+if [[ ! -f $tree/.lab-tree-stamp || $(cat "$tree/.lab-tree-stamp") != "$tree_id" ]]; then
+	"$LAB_ROOT/kernel/prepare-tree.sh" "$v"
+	echo "$tree_id" >"$tree/.lab-tree-stamp"
+fi
+
+progress 2 $steps "$start" "build $v: config (tinyconfig + ${fragments[*]##*/}, verified)"
+cfgdir=$tree/lab-config
+mk() { make -C "$tree" ARCH=x86_64 "$@"; }
+mkdir -p "$cfgdir" "$build"
+mk O="$cfgdir" tinyconfig >"$cfgdir/config.log" 2>&1 || { tail -20 "$cfgdir/config.log" >&2; die "make tinyconfig failed for $v (log $cfgdir/config.log)"; }
+(cd "$cfgdir" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$cfgdir" "$cfgdir/.config" "${fragments[@]}") >>"$cfgdir/config.log" 2>&1 ||
+	die "merge_config.sh failed for $v (log $cfgdir/config.log)"
+mk O="$cfgdir" olddefconfig >>"$cfgdir/config.log" 2>&1 || die "make olddefconfig failed for $v (log $cfgdir/config.log)"
+"$LAB_ROOT/kernel/check-config.sh" "$cfgdir/.config" "${fragments[@]}"
+# install the config only if it changed, so an unchanged config rebuilds nothing
+if ! cmp -s "$cfgdir/.config" "$build/.config"; then
+	cp "$cfgdir/.config" "$build/.config"
+fi
+
+progress 3 $steps "$start" "build $v: make bzImage -j$LAB_JOBS (ccache)"
+export CCACHE_DIR=$LAB_CACHE/ccache CCACHE_BASEDIR=$LAB_CACHE CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
+export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
+mkdir -p "$CCACHE_DIR"
+expected_file=$LAB_CACHE/expected-objects
+expected=$(cat "$expected_file" 2>/dev/null || echo 1500)
+marker=$build/.lab-build-start
+touch "$marker"
+mk O="$build" CC="ccache gcc" -j"$LAB_JOBS" olddefconfig bzImage >"$build/build.log" 2>&1 &
+make_pid=$!
+# a progress line every 30 s: objects written since the start versus the last full build
+while kill -0 "$make_pid" 2>/dev/null; do
+	for _ in $(seq 30); do
+		kill -0 "$make_pid" 2>/dev/null || break
+		sleep 1
+	done
+	kill -0 "$make_pid" 2>/dev/null || break
+	done_objs=$(find "$build" -name '*.o' -newer "$marker" | wc -l)
+	el=$(($(now) - start))
+	log "    build $v: $done_objs/~$expected objects compiled (elapsed $(fmt_secs "$el"))"
+done
+if ! wait "$make_pid"; then
+	tail -30 "$build/build.log" >&2
+	die "make bzImage failed for $v (full log $build/build.log)"
+fi
+[[ -f $image ]] || die "make succeeded but $image is missing"
+objs=$(find "$build" -name '*.o' -newer "$marker" | wc -l)
+# a cold build's object count is the best ETA yardstick for the next one
+if ((objs > expected / 2)); then echo "$objs" >"$expected_file"; fi
+echo "$build_id" >"$build/.lab-stamp"
+secs=$(($(now) - start))
+printf 'variant=%s seconds=%d objects=%d sha256=%s\n' "$v" "$secs" "$objs" "$(sha256_of "$image")" >"$build/lab-build-info"
+progress 4 $steps "$start" "build $v: done, $image ($(stat -c %s "$image") bytes, $objs objects in $(fmt_secs "$secs"))"

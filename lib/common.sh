@@ -1,0 +1,81 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034 # variables here are used by the scripts that source this
+# Shared paths and helpers for the lab's scripts. Sourced, never run.
+
+LAB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+LAB_CACHE=${LAB_CACHE:-$HOME/.cache/uring-audit-lab}
+LAB_SRC_TARBALL=${LAB_SRC_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+LAB_PRISTINE=$LAB_CACHE/src/linux-source-6.1
+LAB_JOBS=${LAB_JOBS:-$(nproc)}
+# Each variant builds in O=<tree>/$LAB_BUILD_SUBDIR: a build dir inside the
+# source tree makes kbuild use srctree=.. (relative paths), so ccache hits
+# across variants whose trees live at different absolute paths.
+LAB_BUILD_SUBDIR=lab-build
+export LAB_ROOT LAB_CACHE
+
+tree_of() { echo "$LAB_CACHE/trees/$1"; }
+build_of() { echo "$LAB_CACHE/trees/$1/$LAB_BUILD_SUBDIR"; }
+
+log() { printf '%s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# usage errors (bad input from the user) exit 2, like the dispatcher
+die_usage() { printf 'error: %s\n' "$*" >&2; exit 2; }
+
+# Seconds since epoch, and a human duration.
+now() { date +%s; }
+fmt_secs() {
+	local s=$1
+	if ((s >= 60)); then printf '%dm%02ds' $((s / 60)) $((s % 60)); else printf '%ds' "$s"; fi
+}
+
+# progress STEP TOTAL START_EPOCH WHAT: "[n/N] what (elapsed 1m02s, ETA 3m10s)"
+progress() {
+	local n=$1 total=$2 start=$3 what=$4 el eta=""
+	el=$(($(now) - start))
+	if ((n > 1)); then
+		eta=", ETA $(fmt_secs $((el * (total - n + 1) / (n - 1))))"
+	fi
+	log "[$n/$total] $what (elapsed $(fmt_secs "$el")$eta)"
+}
+
+variants_dir() { echo "$LAB_ROOT/kernel/variants"; }
+
+known_variants() {
+	local d
+	for d in "$(variants_dir)"/*/; do
+		[[ -f $d/series ]] && basename "$d"
+	done
+}
+
+# check_variant NAME: exit 2 with the list of known variants if NAME is not one.
+check_variant() {
+	local v=$1
+	if [[ -z $v || ! -f $(variants_dir)/$v/series ]]; then
+		die_usage "unknown variant '$v'; known: $(known_variants | tr '\n' ' ')"
+	fi
+}
+
+sha256_of() { sha256sum "$@" | awk '{print $1}'; }
+
+known_states() {
+	local f
+	for f in "$LAB_ROOT"/workloads/states/*.state; do basename "$f" .state; done
+}
+
+# check_state NAME: exit 2 with the list of known states if NAME is not one.
+check_state() {
+	[[ -n $1 && -f $LAB_ROOT/workloads/states/$1.state ]] ||
+		die_usage "unknown state '$1'; known: $(known_states | tr '\n' ' ')"
+}
+
+known_workloads() {
+	local f
+	for f in "$LAB_ROOT"/workloads/*.fio "$LAB_ROOT"/workloads/*.bench; do
+		[[ -f $f ]] && basename "${f%.*}"
+	done
+}
+
+check_workload() {
+	[[ -n $1 && ( -f $LAB_ROOT/workloads/$1.fio || -f $LAB_ROOT/workloads/$1.bench ) ]] ||
+		die_usage "unknown workload '$1'; known: $(known_workloads | tr '\n' ' ')"
+}

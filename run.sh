@@ -1,0 +1,49 @@
+#!/bin/bash
+# run.sh: the lab's entry point, a thin dispatcher over scripts/, kernel/,
+# guest/ and tests/. See README.md.
+set -euo pipefail
+root=$(cd "$(dirname "$0")" && pwd)
+
+usage() {
+	cat >&2 <<'USAGE'
+usage: ./run.sh COMMAND [ARGS]
+  setup                      install the Debian packages the lab needs
+  list                       kernel variants, audit states, workloads
+  build VARIANT              build a variant's bzImage (cached)
+  boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel A] [--seed N] [--out DIR]
+                             boot one guest (default state idle) and show its results
+  matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
+         [--runtime S] [--accel kvm|tcg|auto] [--resume RUN]
+                             run the measurement matrix into results/<run-id>/
+  summary RUN                recompute results/RUN/summary.csv from its cells
+  test [--quick]             run the test suite (TAP)
+USAGE
+	exit 2
+}
+
+cmd=${1:-}
+(($#)) && shift
+case $cmd in
+setup) exec "$root/scripts/setup.sh" "$@" ;;
+list) exec "$root/scripts/list.sh" "$@" ;;
+build)
+	(($# == 1)) || usage
+	"$root/scripts/setup.sh"
+	exec "$root/kernel/build.sh" "$1"
+	;;
+boot) exec "$root/scripts/boot-one.sh" "$@" ;;
+matrix)
+	"$root/scripts/setup.sh"
+	exec "$root/scripts/matrix.sh" "$@"
+	;;
+summary) exec "$root/scripts/summary.sh" "$@" ;;
+test)
+	"$root/scripts/setup.sh"
+	exec "$root/tests/run-tests.sh" "$@"
+	;;
+-h | --help | help | "") usage ;;
+*)
+	echo "error: unknown command '$cmd'" >&2
+	usage
+	;;
+esac

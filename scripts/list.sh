@@ -1,0 +1,20 @@
+#!/bin/bash
+# list.sh: every kernel variant with the first line of its README, then the
+# audit states and workloads the matrix knows.
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+echo "variants:"
+for v in $(known_variants); do
+	printf '  %-11s %s\n' "$v" "$(head -1 "$(variants_dir)/$v/README" 2>/dev/null || echo '(no README)')"
+done
+echo "states:"
+for s in $(known_states); do
+	printf '  %-11s %s\n' "$s" "$(sed -n '1s/^# *[^:]*: *//p' "$LAB_ROOT/workloads/states/$s.state")"
+done
+echo "workloads:"
+for w in $(known_workloads); do
+	f=$(ls "$LAB_ROOT/workloads/$w".*)
+	printf '  %-16s %s\n' "$w" "$(sed -n '1s/^[;#] *[^:]*: *//p' "$f")"
+done
