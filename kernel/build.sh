@@ -26,7 +26,7 @@ series_hash() {
 	} | sha256sum | awk '{print $1}'
 }
 tree_id=$(series_hash)
-build_id=$({ echo "$tree_id"; cat "${fragments[@]}" "$0" "$LAB_ROOT/kernel/check-config.sh"; } | sha256sum | awk '{print $1}')
+build_id=$({ echo "$tree_id"; cat "${fragments[@]}" "$0" "$LAB_ROOT/kernel/make-config.sh" "$LAB_ROOT/kernel/check-config.sh"; } | sha256sum | awk '{print $1}')
 
 if [[ -f $image && -f $build/.lab-stamp && $(cat "$build/.lab-stamp") == "$build_id" ]]; then
 	log "build $v: up to date ($image)"
@@ -43,14 +43,9 @@ fi
 
 progress 2 $steps "$start" "build $v: config (tinyconfig + ${fragments[*]##*/}, verified)"
 cfgdir=$tree/lab-config
-mk() { make -C "$tree" ARCH=x86_64 "$@"; }
-mkdir -p "$cfgdir" "$build"
-mk O="$cfgdir" tinyconfig >"$cfgdir/config.log" 2>&1 || { tail -20 "$cfgdir/config.log" >&2; die "make tinyconfig failed for $v (log $cfgdir/config.log)"; }
-(cd "$cfgdir" && "$tree/scripts/kconfig/merge_config.sh" -m -O "$cfgdir" "$cfgdir/.config" "${fragments[@]}") >>"$cfgdir/config.log" 2>&1 ||
-	die "merge_config.sh failed for $v (log $cfgdir/config.log)"
-mk O="$cfgdir" olddefconfig >>"$cfgdir/config.log" 2>&1 || die "make olddefconfig failed for $v (log $cfgdir/config.log)"
-"$LAB_ROOT/kernel/check-config.sh" "$cfgdir/.config" "${fragments[@]}"
+"$LAB_ROOT/kernel/make-config.sh" "$tree" "$cfgdir" "${fragments[@]}"
 # install the config only if it changed, so an unchanged config rebuilds nothing
+mkdir -p "$build"
 if ! cmp -s "$cfgdir/.config" "$build/.config"; then
 	cp "$cfgdir/.config" "$build/.config"
 fi
@@ -63,7 +58,7 @@ expected_file=$LAB_CACHE/expected-objects
 expected=$(cat "$expected_file" 2>/dev/null || echo 1500)
 marker=$build/.lab-build-start
 touch "$marker"
-mk O="$build" CC="ccache gcc" -j"$LAB_JOBS" olddefconfig bzImage >"$build/build.log" 2>&1 &
+make -C "$tree" ARCH=x86_64 O="$build" CC="ccache gcc" -j"$LAB_JOBS" olddefconfig bzImage >"$build/build.log" 2>&1 &
 make_pid=$!
 # a progress line every 30 s: objects written since the start versus the last full build
 while kill -0 "$make_pid" 2>/dev/null; do

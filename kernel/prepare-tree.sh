@@ -12,7 +12,7 @@ check_variant "$v"
 "$LAB_ROOT/kernel/extract-source.sh"
 
 vdir=$(variants_dir)/$v
-tree=$LAB_CACHE/trees/$v
+tree=$(tree_of "$v")
 new=$tree.new.$$
 trap 'rm -rf "$new"' EXIT
 
@@ -22,7 +22,7 @@ for p in "${patches[@]}"; do
 	[[ -f $vdir/$p ]] || die "variant $v: series names $p but kernel/variants/$v/$p does not exist"
 done
 
-mkdir -p "$LAB_CACHE/trees"
+mkdir -p "$LAB_TREES"
 rm -rf "$new"
 cp -al "$LAB_PRISTINE" "$new"
 

@@ -13,8 +13,10 @@ LAB_JOBS=${LAB_JOBS:-$(nproc)}
 LAB_BUILD_SUBDIR=lab-build
 export LAB_ROOT LAB_CACHE
 
-tree_of() { echo "$LAB_CACHE/trees/$1"; }
-build_of() { echo "$LAB_CACHE/trees/$1/$LAB_BUILD_SUBDIR"; }
+# LAB_TREES and LAB_VARIANTS let the tests apply series into scratch space
+LAB_TREES=${LAB_TREES:-$LAB_CACHE/trees}
+tree_of() { echo "$LAB_TREES/$1"; }
+build_of() { echo "$LAB_TREES/$1/$LAB_BUILD_SUBDIR"; }
 
 log() { printf '%s\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
@@ -38,7 +40,7 @@ progress() {
 	log "[$n/$total] $what (elapsed $(fmt_secs "$el")$eta)"
 }
 
-variants_dir() { echo "$LAB_ROOT/kernel/variants"; }
+variants_dir() { echo "${LAB_VARIANTS:-$LAB_ROOT/kernel/variants}"; }
 
 known_variants() {
 	local d

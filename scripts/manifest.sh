@@ -1,0 +1,59 @@
+#!/bin/bash
+# manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS: write
+# RUN_DIR/manifest.json, everything needed to reproduce the run: host, accel,
+# QEMU and package versions, lab commit, and per variant the series, config
+# and bzImage hashes.
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+(($# == 7)) || die_usage "usage: manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS"
+dir=$1 accel=$2 runtime=$3 reps=$4 variants=$5 states=$6 workloads=$7
+
+pkgs=$(for p in linux-source-6.1 qemu-system-x86 fio liburing-dev libaudit-dev auditd busybox-static gcc-12 ccache linux-perf gnuplot-nox libgsl-dev; do
+	dpkg-query -W -f='${Package}\t${Version}\n' "$p" 2>/dev/null || printf '%s\tmissing\n' "$p"
+done | jq -R 'split("\t") | {(.[0]): .[1]}' | jq -s add)
+
+vjson=$(for v in ${variants//,/ }; do
+	base=${v%-aa}
+	vdir=$(variants_dir)/$base
+	build=$(build_of "$base")
+	jq -n --arg name "$v" --arg kernel "$base" \
+		--arg series "$(sha256_of "$vdir/series")" \
+		--argjson patches "$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series" | while read -r p; do
+			jq -n --arg f "$p" --arg h "$(sha256_of "$vdir/$p")" '{file: $f, sha256: $h}'; done | jq -s .)" \
+		--arg fragment "$(if [[ -f $vdir/config ]]; then sha256_of "$vdir/config"; fi)" \
+		--arg dotconfig "$(sha256_of "$build/.config")" \
+		--arg bzimage "$(sha256_of "$build/arch/x86/boot/bzImage")" \
+		--arg buildinfo "$(cat "$build/lab-build-info" 2>/dev/null || true)" \
+		'{name: $name, kernel: $kernel, series_sha256: $series, patches: $patches,
+		  config_fragment_sha256: $fragment, dotconfig_sha256: $dotconfig,
+		  bzimage_sha256: $bzimage, build: $buildinfo}'
+done | jq -s .)
+
+commit=$(git -C "$LAB_ROOT" rev-parse HEAD 2>/dev/null || echo none)
+dirty=$(git -C "$LAB_ROOT" status --porcelain 2>/dev/null | grep -c . || true)
+jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+	--arg accel "$accel" --arg accel_args "$(if [[ $accel == tcg ]]; then echo '-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1'; else echo '-accel kvm -cpu host -smp 1'; fi)" \
+	--arg unit "$(if [[ $accel == tcg ]]; then echo 'guest ns under tcg-icount shift=0 = executed guest instructions'; else echo 'guest wall-clock ns (KVM)'; fi)" \
+	--arg host "$(hostname)" --arg kernel "$(uname -r)" \
+	--arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
+	--arg ncpu "$(nproc)" --arg mem "$(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)" \
+	--arg qemu "$(qemu-system-x86_64 --version | head -1)" \
+	--argjson packages "$pkgs" --argjson variants "$vjson" \
+	--arg commit "$commit" --arg dirty "$dirty" \
+	--arg runtime "$runtime" --arg reps "$reps" \
+	--arg states "$states" --arg workloads "$workloads" \
+	--arg initramfs "$(sha256_of "$LAB_CACHE/initramfs/initramfs.cpio.gz" 2>/dev/null || true)" \
+	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
+	'{run_id: $run, created: $created,
+	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,
+	  host: {name: $host, kernel: $kernel, cpu: $cpu, cpus: $ncpu, memory: $mem},
+	  qemu: $qemu, packages: $packages,
+	  lab: {commit: $commit, uncommitted_files: ($dirty | tonumber)},
+	  linux_source_tarball_sha256: $tarball, initramfs_sha256: $initramfs,
+	  matrix: {variants: $variants, states: ($states | split(",")),
+	           workloads: ($workloads | split(",")), reps: ($reps | tonumber),
+	           runtime_guest_secs: ($runtime | tonumber),
+	           layout: "rep r boots with QEMU -seed s (guest RNG, KASLR) and s%64 bytes of cmdline padding; s = r, or 1000 + r for an A/A (-aa) variant"}}' >"$dir/manifest.json.tmp"
+mv "$dir/manifest.json.tmp" "$dir/manifest.json"

@@ -1,0 +1,43 @@
+#!/bin/bash
+# Static checks: shellcheck on every script, the C tools build -Werror clean,
+# every patch is a real format-patch with a subject, a why and a Signed-off-by.
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$LAB_ROOT"
+
+mapfile -t scripts < <( { git ls-files '*.sh' run.sh .ci/run 2>/dev/null; find . -name '*.sh' -not -path './.git/*' | sed 's|^\./||'; } | sort -u)
+if out=$(shellcheck -x "${scripts[@]}" 2>&1); then
+	ok "shellcheck clean (${#scripts[@]} scripts)"
+else
+	printf '%s\n' "$out" | head -40
+	not_ok "shellcheck clean"
+fi
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for c in bench/*.c; do
+	t=$(basename "$c" .c)
+	if out=$(make -s -C bench O="$tmp" "$tmp/$t" 2>&1); then
+		ok "$c builds with -Wall -Wextra -Werror"
+	else
+		printf '%s\n' "$out" | head -20
+		not_ok "$c builds with -Wall -Wextra -Werror"
+	fi
+	if "$tmp/$t" -h 2>&1 | grep -qi usage; then ok "$t -h prints usage"; else not_ok "$t -h prints usage"; fi
+done
+
+for v in $(known_variants); do
+	vdir=kernel/variants/$v
+	check "variant $v has a README" test -s "$vdir/README"
+	while read -r p; do
+		f=$vdir/$p
+		if head -1 "$f" | grep -q '^From [0-9a-f]\{40\} ' && grep -q '^Subject: \[PATCH' "$f" &&
+			grep -q '^Signed-off-by: .* <.*>' "$f" &&
+			[[ $(sed -n '/^Subject:/,/^---$/p' "$f" | wc -l) -gt 5 ]]; then
+			ok "$v/$p is a format-patch with subject, rationale and Signed-off-by"
+		else
+			not_ok "$v/$p is a format-patch with subject, rationale and Signed-off-by"
+		fi
+	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series")
+done

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Bad input: one clear line naming the problem, exit 2, nothing half-written.
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+cd "$LAB_ROOT"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LAB_RESULTS=$tmp/results
+
+# expect DESC RC PATTERN CMD...: CMD exits RC and its stderr matches PATTERN
+expect() {
+	local desc=$1 want=$2 pat=$3 rc=0
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	if ((rc == want)) && grep -qE "$pat" "$tmp/err"; then
+		ok "$desc"
+	else
+		echo "exit $rc (want $want); stderr:"
+		sed 's/^/    /' "$tmp/err" | head -5
+		not_ok "$desc"
+	fi
+}
+
+expect "no subcommand prints usage, exit 2" 2 '^usage: ./run.sh' ./run.sh
+expect "unknown subcommand named, exit 2" 2 "unknown command 'frobnicate'" ./run.sh frobnicate
+expect "build of an unknown variant lists the known ones, exit 2" 2 "unknown variant 'nosuch'; known: .*upstream" ./run.sh build nosuch
+expect "build without a variant prints usage, exit 2" 2 '^usage' ./run.sh build
+expect "boot of an unknown variant, exit 2" 2 "unknown variant 'nosuch'" ./run.sh boot nosuch idle
+expect "boot in an unknown state lists the known ones, exit 2" 2 "unknown state 'sleepy'; known: .*idle" ./run.sh boot upstream sleepy
+expect "matrix with an unknown variant, exit 2" 2 "unknown variant 'nosuch'" ./run.sh matrix --variants upstream,nosuch
+expect "matrix with an unknown workload, exit 2" 2 "unknown workload 'nosuch'" ./run.sh matrix --workloads nosuch
+expect "matrix with --reps 0, exit 2" 2 "reps must be a positive" ./run.sh matrix --reps 0
+expect "matrix with an unknown option, exit 2" 2 "unknown option '--frob'" ./run.sh matrix --frob
+expect "matrix --resume of a missing run, exit 2" 2 "matrix.conf not found" ./run.sh matrix --resume nosuch-run
+expect "matrix with an unknown accelerator, exit 2" 2 "unknown accelerator 'xen'" ./run.sh matrix --accel xen
+expect "test with an unknown option, exit 2" 2 "unknown option '--slow'" ./run.sh test --slow
+expect "summary of a missing run, exit 2" 2 "no results/nosuch/cells.csv" ./run.sh summary nosuch
+if [[ ! -e $LAB_RESULTS ]] || [[ -z $(find "$LAB_RESULTS" -mindepth 1 -print -quit) ]]; then
+	ok "rejected matrix runs left no results directory behind"
+else
+	find "$LAB_RESULTS" | head
+	not_ok "rejected matrix runs left no results directory behind"
+fi

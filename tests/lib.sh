@@ -1,0 +1,16 @@
+# shellcheck shell=bash
+# Helpers for test files: each prints 'ok - ...' / 'not ok - ...' lines (the
+# runner numbers them) and exits 0; a crash is reported by the runner.
+# shellcheck source=../lib/common.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+
+ok() { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+skip() { echo "ok - $1 # SKIP $2"; }
+# check DESC CMD...: ok if CMD succeeds
+check() {
+	local desc=$1
+	shift
+	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
+}
+quick() { [[ ${LAB_TEST_QUICK:-0} == 1 ]]; }
