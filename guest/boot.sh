@@ -7,14 +7,16 @@
 #   --accel kvm|tcg    (default tcg; resolve auto with accel.sh first)
 #   --seed N           QEMU -seed and layout padding for this boot (default 1)
 #   --timeout SECS     host wall-clock limit (default: computed from runtime)
+#   --profile a,b      also run these workloads under ftrace's profiler and perf
 #   --mode run|probe
+#   --script NAME      run guest/scripts/NAME.sh in the guest instead of workloads
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
 # (status=ok|timeout|panic|kernel-warning|died|qemu-error).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run
+out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile=""
 while (($#)); do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -24,6 +26,8 @@ while (($#)); do
 	--seed) seed=$2; shift 2 ;;
 	--timeout) timeout=$2; shift 2 ;;
 	--mode) mode=$2; shift 2 ;;
+	--profile) profile=$2; shift 2 ;;
+	--script) mode=script script=$2; shift 2 ;;
 	-*) die_usage "boot: unknown option $1" ;;
 	*) break ;;
 	esac
@@ -37,7 +41,7 @@ for w in ${workloads//,/ }; do check_workload "$w"; done
 [[ $runtime =~ ^[0-9]+$ && $seed =~ ^[0-9]+$ ]] || die_usage "--runtime and --seed take whole numbers"
 [[ -n $out ]] || die_usage "boot: --out DIR is required"
 case $accel in kvm | tcg) ;; *) die_usage "boot: --accel must be kvm or tcg (got '$accel')" ;; esac
-nwl=$(tr ',' '\n' <<<"$workloads" | grep -c .)
+nwl=$(tr ',' '\n' <<<"$workloads,$profile,$profile" | grep -c .)
 # TCG runs ~3x slower than guest time, plus boot and fio start-up
 timeout=${timeout:-$((90 + nwl * runtime * 8))}
 
@@ -53,7 +57,10 @@ mkdir -p "$out"
 # layout padding: a seed-dependent amount of cmdline text shifts the initial
 # stack and environment, so reps sample memory-layout effects (with -seed's KASLR)
 pad=$(printf '%*s' $((seed % 64)) '' | tr ' ' 'x')
-cmdline="console=ttyS0 loglevel=5 panic=-1 $STATE_CMDLINE null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime lab.pad=p$pad"
+# no LSM unless the state asks for one: Smack is built in for the smack state
+lsm=lsm=capability
+[[ $STATE_CMDLINE == *lsm=* ]] && lsm=""
+cmdline="console=ttyS0 loglevel=5 panic=-1 $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad"
 case $accel in
 tcg) accel_args=(-accel tcg -icount 'shift=0,sleep=off,align=off' -cpu max) ;;
 kvm) accel_args=(-accel kvm -cpu host) ;;

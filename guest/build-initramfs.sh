@@ -20,14 +20,17 @@ for b in "${host_bins[@]}"; do
 done
 lab_bins=()
 for t in uring-bench uring-rule audit-sink; do lab_bins+=("$bindir/$t"); done
-# perf is optional: Debian's /usr/bin/perf is a wrapper around perf_<version>
+# perf (linux-perf) for cpu-clock profiles: /usr/bin/perf, or perf_<version>
+# where /usr/bin/perf is Debian's version-dispatching wrapper
 perf_bin=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort | tail -1)
+if [[ -z $perf_bin && $(head -c4 /usr/bin/perf 2>/dev/null | tail -c3) == ELF ]]; then perf_bin=/usr/bin/perf; fi
 
 inputs() {
 	sha256sum "${host_bins[@]}" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"} "$0" "$LAB_ROOT/guest/init"
-	find "$LAB_ROOT/workloads" -type f | sort | xargs sha256sum
+	find "$LAB_ROOT/workloads" "$LAB_ROOT/guest/scripts" -type f | sort | xargs sha256sum
 }
-id=$(inputs | sha256sum | awk '{print $1}')
+# content hashes only: the same inputs give the same id from any working dir
+id=$(inputs | awk '{print $1}' | sha256sum | awk '{print $1}')
 if [[ -f $img && -f $out/stamp && $(cat "$out/stamp") == "$id" ]]; then
 	echo "$img"
 	exit 0
@@ -38,6 +41,8 @@ root=$(mktemp -d "$out/root.XXXXXX")
 trap 'rm -rf "$root" "$img.tmp"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,lab/workloads,lab/states,etc}
 cp /bin/busybox "$root/bin/busybox"
+# /init is a #!/bin/sh script: the interpreter must exist before init runs
+ln -s busybox "$root/bin/sh"
 cp /usr/bin/fio "$root/usr/bin/fio"
 cp /sbin/auditctl "$root/sbin/auditctl"
 cp "${lab_bins[@]}" "$root/usr/bin/"
@@ -51,6 +56,8 @@ done
 cp "$LAB_ROOT/guest/init" "$root/init"
 find "$LAB_ROOT/workloads" -maxdepth 1 -type f -exec cp {} "$root/lab/workloads/" \;
 cp "$LAB_ROOT"/workloads/states/*.state "$root/lab/states/"
+mkdir -p "$root/lab/scripts"
+cp "$LAB_ROOT"/guest/scripts/*.sh "$root/lab/scripts/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) | gzip -1 >"$img.tmp"

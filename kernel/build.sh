@@ -58,7 +58,7 @@ expected_file=$LAB_CACHE/expected-objects
 expected=$(cat "$expected_file" 2>/dev/null || echo 1500)
 marker=$build/.lab-build-start
 touch "$marker"
-make -C "$tree" ARCH=x86_64 O="$build" CC="ccache gcc" -j"$LAB_JOBS" olddefconfig bzImage >"$build/build.log" 2>&1 &
+make -C "$tree" ARCH=x86_64 O="$build" CC="ccache gcc" -j"$LAB_JOBS" bzImage >"$build/build.log" 2>&1 &
 make_pid=$!
 # a progress line every 30 s: objects written since the start versus the last full build
 while kill -0 "$make_pid" 2>/dev/null; do

@@ -1,0 +1,25 @@
+# profile-share.gp: share of io_issue_sqe time spent in the audit hooks per
+# variant, clustered by audit state, for one workload, from the guest's ftrace
+# function profiler: sum over __audit_uring_entry, __audit_uring_exit,
+# audit_reset_context and audit_filter_* of avg_ns * hits, divided by
+# io_issue_sqe's total_ns, pooled over reps; error bars = range over reps.
+# Input (data): cluster,state,variant,share_pct,rep_min_pct,rep_max_pct,reps,hook_ns,io_issue_sqe_ns
+# Variables: data, variants, workload, accel; term and out as in style.gp.
+if (!exists("style_loaded")) load 'style.gp'
+if (!exists("data") || !exists("variants") || !exists("workload")) {
+	print "profile-share.gp: set data, variants and workload with -e; see scripts/plots.sh"
+	exit status 2
+}
+nv = words(variants)
+stats data using 'cluster' nooutput
+set xrange [-0.5:STATS_max + 0.5]
+set yrange [0:*]
+set xlabel 'audit state'
+set ylabel sprintf('audit hooks, %% of io_issue_sqe time (ftrace profile, %s)', accel)
+set title sprintf('%s: share of io_issue_sqe time in the audit hooks (range over reps) — %s', workload, accel)
+x(i) = strcol('variant') eq word(variants, i) ? bar_x(column('cluster'), i - 1, nv) : NaN
+plot for [i=1:nv] data using (x(i)):'share_pct':(bar_w(nv) * 0.9) with boxes \
+		lc rgb vcolor(word(variants, i)) title word(variants, i), \
+	for [i=1:nv] data using (x(i)):'share_pct':'rep_min_pct':'rep_max_pct' with yerrorbars \
+		lc rgb err_color lw 1.2 pt 0 notitle, \
+	data using 'cluster':(NaN):xtic(strcol('state')) notitle

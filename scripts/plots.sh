@@ -1,0 +1,318 @@
+#!/bin/bash
+# plots.sh RUN [--rules-workload W]: draw the figures of results/RUN/. Derives
+# one CSV per figure from summary.csv (and profile.csv) into results/RUN/plots/
+# and runs the gnuplot scripts in plots/ on it for a PNG and an SVG next to it:
+#   ops-per-variant-W   ops/s per variant and state, one figure per workload W
+#   overhead-W          overhead % vs nohooks per variant and state, A/A band
+#   rules-scaling-W     cost per op vs number of syscall rules, for one W
+#                       (--rules-workload, else the first of randread-qd128,
+#                       bench-nop, ... that ran in syscall-N states)
+#   profile-share-W     share of io_issue_sqe time in the audit hooks
+# A figure whose data is absent is skipped with a log line saying why.
+# plots/ is rebuilt whole in a temp dir and swapped in at the end, with an
+# index figures.tsv (file, caption) that report.sh reads.
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+run="" rules_wl=""
+while (($#)); do
+	case $1 in
+	--rules-workload)
+		(($# >= 2)) || die_usage "plots: --rules-workload needs a workload name"
+		rules_wl=$2
+		shift 2
+		;;
+	-h | --help) die_usage "usage: plots.sh RUN [--rules-workload WORKLOAD]" ;;
+	-*) die_usage "plots: unknown option '$1'; usage: plots.sh RUN [--rules-workload WORKLOAD]" ;;
+	*)
+		[[ -z $run ]] || die_usage "plots: one run id only (got '$run' and '$1')"
+		run=$1
+		shift
+		;;
+	esac
+done
+results=${LAB_RESULTS:-$LAB_ROOT/results}
+dir=$results/$run
+[[ -n $run && $run != */* && -d $dir ]] || die_usage "plots: no results/$run; give a run id from $results/"
+if [[ ! -f $dir/summary.csv ]]; then
+	[[ -f $dir/cells.csv ]] && die_usage "plots: results/$run has no summary.csv; run ./run.sh summary $run first"
+	die_usage "plots: results/$run has no cells.csv or summary.csv; give the id of a finished run"
+fi
+command -v gnuplot >/dev/null || die "plots: gnuplot not found; install gnuplot-nox (./run.sh setup)"
+[[ $LAB_ROOT != *"'"* ]] || die "plots: the lab path $LAB_ROOT contains a quote, which gnuplot -e cannot take; move the lab"
+
+# --- shared awk: columns by header name, names checked, canonical orders --------
+# shellcheck disable=SC2016 # awk source, expanded by awk
+awk_lib='
+function need(name) {
+	if (!(name in c)) {
+		printf "error: %s: no %s column in the header; regenerate it (./run.sh summary RUN)\n", FILENAME, name > "/dev/stderr"
+		bad = 2; exit 2
+	}
+}
+function header(cols,   i, n, a) {
+	for (i = 1; i <= NF; i++) c[$i] = i
+	n = split(cols, a, " ")
+	for (i = 1; i <= n; i++) need(a[i])
+}
+function f(name) { return $c[name] }
+function check_row(   i) {
+	if (index($0, "\"")) {
+		printf "error: %s:%d: quoted field; names with commas or quotes are not supported, rename the variant/state/workload\n", FILENAME, FNR > "/dev/stderr"
+		bad = 2; exit 2
+	}
+	if (f("variant") !~ /^[A-Za-z0-9._+-]+$/ || f("state") !~ /^[A-Za-z0-9._+-]+$/ || f("workload") !~ /^[A-Za-z0-9._+-]+$/) {
+		printf "error: %s:%d: variant/state/workload names may use only letters, digits and ._+-; rename them\n", FILENAME, FNR > "/dev/stderr"
+		bad = 2; exit 2
+	}
+}
+function num(x) { return x == "" ? "NaN" : x }
+# off, idle, syscall-N by N, uring-miss, uring-hit, smack, then the rest as seen
+function state_rank(s,   r) {
+	if (s == "off") return 0
+	if (s == "idle") return 1
+	if (s ~ /^syscall-[0-9]+$/) { r = s; sub(/^syscall-/, "", r); return 2 + r / 1e9 }
+	if (s == "uring-miss") return 3
+	if (s == "uring-hit") return 4
+	if (s == "smack") return 5
+	if (!(s in seen_rank)) seen_rank[s] = 10 + (++nseen_rank)
+	return seen_rank[s]
+}
+function workload_rank(w,   i, n, a) {
+	n = split("randread-qd128 randread-qd1 randread-polled randread-sqpoll bench-nop bench-read bench-openclose bench-personality", a, " ")
+	for (i = 1; i <= n; i++) if (a[i] == w) return i
+	if (!(w in seen_wrank)) seen_wrank[w] = 100 + (++nseen_wrank)
+	return seen_wrank[w]
+}
+# order_states(): fill ord[0..nst-1] from st[0..nst-1] by state_rank, and pos[state]
+function order_states(   i, j, t) {
+	for (i = 0; i < nst; i++) ord[i] = st[i]
+	for (i = 1; i < nst; i++)
+		for (j = i; j > 0 && state_rank(ord[j - 1]) > state_rank(ord[j]); j--) {
+			t = ord[j]; ord[j] = ord[j - 1]; ord[j - 1] = t
+		}
+	for (i = 0; i < nst; i++) pos[ord[i]] = i
+}
+'
+summary=$dir/summary.csv
+sumcols="variant state workload accel n median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct significant"
+
+# workloads in the canonical order (randread-qd128 first, then the others)
+workloads=$(awk -F, "$awk_lib"'
+	FNR == 1 { header("'"$sumcols"'"); next }
+	{ check_row(); if (!(f("workload") in w)) { w[f("workload")] = workload_rank(f("workload")) } }
+	END { if (bad) exit bad; for (x in w) print w[x], x }' "$summary" | sort -n | cut -d' ' -f2)
+[[ -n $workloads ]] || die_usage "plots: results/$run/summary.csv has no rows; rerun ./run.sh summary $run"
+
+# accelerator label and cost unit: manifest first, then the CSVs
+accel=""
+[[ -f $dir/manifest.json ]] && accel=$(jq -r '.accel // empty' "$dir/manifest.json" 2>/dev/null || true)
+[[ -n $accel ]] || accel=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") k = i; next } k && $k != "" { print $k; exit }' "$summary")
+unit=""
+[[ -f $dir/cells.csv ]] && unit=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ns_per_op_unit") k = i; next } k && $k != "" { print $k; exit }' "$dir/cells.csv")
+[[ -n $unit ]] || unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
+case $accel in
+tcg) accel_label=tcg-icount ;;
+"") accel_label="unknown accel" ;;
+*) accel_label=$accel ;;
+esac
+[[ $accel_label =~ ^[A-Za-z0-9\ ._+-]+$ && $unit =~ ^[A-Za-z0-9._+-]+$ ]] ||
+	die_usage "plots: accel '$accel' or unit '$unit' has odd characters; check manifest.json and cells.csv"
+
+stage=$(mktemp -d --suffix=.tmp "$dir/plots.XXXXXX")
+trap 'rm -rf "$stage"' EXIT
+drawn=0
+
+# variants_of CSV COLUMN: the distinct values of COLUMN in first-appearance order
+variants_of() {
+	awk -F, -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == col) k = i; next }
+		!seen[$k]++ { printf "%s%s", sep, $k; sep = " " }' "$1"
+}
+rows_of() { echo $(($(wc -l <"$1") - 1)); }
+
+# draw FIGURE BASE CAPTION VARS: run plots/FIGURE.gp on BASE.csv into BASE.png
+# and BASE.svg (gnuplot runs in the stage dir and sees only file names there)
+draw() {
+	local fig=$1 base=$2 caption=$3 vars=$4 term ext rc
+	for term in pngcairo svg; do
+		ext=${term/pngcairo/png}
+		rc=0
+		(cd "$stage" && gnuplot -e "term='$term'; out='$base.$ext'; data='$base.csv'; accel='$accel_label'; unit='$unit'; $vars" \
+			"$LAB_ROOT/plots/style.gp" "$LAB_ROOT/plots/$fig.gp") 2>"$stage/gnuplot.err" || rc=$?
+		if [[ -s $stage/gnuplot.err ]]; then
+			sed "s|^|plots: gnuplot $fig ($base.$ext): |" "$stage/gnuplot.err" >&2
+		fi
+		if ((rc != 0)) || [[ ! -s $stage/$base.$ext ]]; then
+			die "plots: gnuplot failed on plots/$fig.gp for $base.$ext (exit $rc); see its messages above"
+		fi
+	done
+	rm -f "$stage/gnuplot.err"
+	printf '%s\t%s\n' "$base.png" "$caption" >>"$stage/figures.tsv"
+	drawn=$((drawn + 1))
+	log "plots: $base.png, $base.svg ($caption)"
+}
+
+# bars_csv WORKLOAD NAME VALUE LO HI [EXTRA] [SKIP_VARIANT]: rows of summary.csv
+# for WORKLOAD with VALUE present, as cluster,state,variant,NAME,ci_lo,ci_hi[,EXTRA]
+bars_csv() {
+	awk -F, -v wl="$1" -v name="$2" -v val="$3" -v lo="$4" -v hi="$5" -v extra="${6:-}" -v skip="${7:-}" "$awk_lib"'
+		FNR == 1 { header("'"$sumcols"'"); next }
+		{ check_row() }
+		f("workload") != wl || f("variant") == skip || f(val) == "" { next }
+		{
+			s = f("state")
+			if (!(s in have)) { have[s] = 1; st[nst++] = s }
+			line[n + 0] = f("variant") "," num(f(val)) "," num(f(lo)) "," num(f(hi)) (extra != "" ? "," num(f(extra)) : "")
+			lst[n++] = s
+		}
+		END {
+			if (bad) exit bad
+			order_states()
+			print "cluster,state,variant," name ",ci_lo,ci_hi" (extra != "" ? "," extra : "")
+			for (i = 0; i < n; i++) print pos[lst[i]] "," lst[i] "," line[i]
+		}' "$summary"
+}
+
+for w in $workloads; do
+	# --- ops/s per variant ---
+	base=ops-per-variant-$w
+	bars_csv "$w" ops_per_sec median_ops_per_sec ops_ci_lo ops_ci_hi >"$stage/$base.csv"
+	if (($(rows_of "$stage/$base.csv") == 0)); then
+		log "plots: skip $base: no variant has ok cells for $w"
+		rm -f "$stage/$base.csv"
+	else
+		draw ops-per-variant "$base" "ops/s per variant, $w" \
+			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'"
+	fi
+
+	# --- overhead vs nohooks, with the A/A band ---
+	base=overhead-$w
+	bars_csv "$w" overhead_pct overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct nohooks >"$stage/$base.csv"
+	if (($(rows_of "$stage/$base.csv") == 0)); then
+		log "plots: skip $base: no overhead values for $w (needs nohooks and another variant with ok cells in the same state)"
+		rm -f "$stage/$base.csv"
+	else
+		has_floor=$(awk -F, 'NR > 1 && $7 != "NaN" { print 1; exit }' "$stage/$base.csv")
+		[[ -n $has_floor ]] || log "plots: $base: no A/A control (nohooks-aa with n >= 2) for $w; drawn without a noise floor"
+		draw overhead "$base" "overhead % vs nohooks, $w" \
+			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; has_floor=${has_floor:-0}"
+	fi
+done
+
+# --- cost per op versus syscall rules, for one workload ---
+# rules_csv WORKLOAD: variant,rules,state,ns_per_op,ci_lo,ci_hi for idle (0
+# rules) and syscall-N (N rules), sorted by variant (as seen) then rules
+rules_csv() {
+	awk -F, -v wl="$1" "$awk_lib"'
+		FNR == 1 { header("'"$sumcols"'"); next }
+		{ check_row() }
+		f("workload") != wl || f("median_ns_per_op") == "" { next }
+		f("state") == "idle" || f("state") ~ /^syscall-[0-9]+$/ {
+			v = f("variant"); r = f("state"); sub(/^syscall-/, "", r); if (r == "idle") r = 0
+			if (!(v in vi)) vi[v] = nv++
+			print vi[v], r + 0, v "," r + 0 "," f("state") "," f("median_ns_per_op") "," num(f("ns_ci_lo")) "," num(f("ns_ci_hi"))
+		}
+		END { if (bad) exit bad }' "$summary" | sort -k1,1n -k2,2n | cut -d' ' -f3-
+}
+has_syscall_n() { grep -q ',syscall-[0-9]*,' <<<"$1"; }
+if [[ -n $rules_wl ]]; then
+	grep -qx -- "$rules_wl" <<<"$workloads" || die_usage "plots: --rules-workload '$rules_wl' is not in results/$run/summary.csv; it has: $(echo "$workloads" | paste -sd' ')"
+	candidates=$rules_wl
+else
+	candidates=$workloads
+fi
+rules_done=""
+for w in $candidates; do
+	rows=$(rules_csv "$w")
+	has_syscall_n "$rows" || continue
+	base=rules-scaling-$w
+	{
+		echo "variant,rules,state,ns_per_op,ci_lo,ci_hi"
+		echo "$rows"
+	} >"$stage/$base.csv"
+	draw rules-scaling "$base" "cost per op vs audit syscall rules, $w" \
+		"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'"
+	rules_done=$w
+	break
+done
+if [[ -z $rules_done ]]; then
+	if [[ -n $rules_wl ]]; then
+		log "plots: skip rules-scaling: no syscall-N state with ok cells for $rules_wl"
+	else
+		log "plots: skip rules-scaling: no syscall-N state (syscall-1, syscall-10, ...) with ok cells in this run"
+	fi
+fi
+
+# --- share of io_issue_sqe time in the audit hooks, from the ftrace profile ---
+profile=$dir/profile.csv
+if [[ ! -f $profile ]]; then
+	log "plots: skip profile-share: results/$run has no profile.csv (the run was not profiled)"
+else
+	# shellcheck disable=SC2016 # awk source
+	awk -F, -v outdir="$stage" "$awk_lib"'
+		FNR == 1 { header("variant state workload rep function hits total_ns avg_ns"); next }
+		{ check_row() }
+		{
+			k = f("variant") SUBSEP f("state") SUBSEP f("workload")
+			kr = k SUBSEP f("rep")
+			if (!(k in seen)) { seen[k] = 1; keys[nk++] = k }
+			if (!(kr in rseen)) { rseen[kr] = 1; reps[k] = reps[k] " " f("rep") }
+		}
+		f("function") ~ /^(__audit_uring_entry|__audit_uring_exit|audit_reset_context|audit_filter_.*)$/ {
+			hook[kr] += f("avg_ns") * f("hits")
+		}
+		f("function") == "io_issue_sqe" { issue[kr] += f("total_ns") }
+		END {
+			if (bad) exit bad
+			for (i = 0; i < nk; i++) {
+				k = keys[i]; split(k, p, SUBSEP); w = p[3]
+				nr = split(substr(reps[k], 2), rl, " ")
+				H = 0; I = 0; lo = ""; hi = ""; used = 0
+				for (j = 1; j <= nr; j++) {
+					kr = k SUBSEP rl[j]
+					if (!(issue[kr] > 0)) continue
+					used++; H += hook[kr]; I += issue[kr]
+					sh = 100 * hook[kr] / issue[kr]
+					if (lo == "" || sh < lo) lo = sh
+					if (hi == "" || sh > hi) hi = sh
+				}
+				if (!used) continue
+				if (!(w in wseen)) { wseen[w] = 1; wl[nw++] = w }
+				row[w, ++nrow[w]] = p[2] "," p[1] "," sprintf("%.3f,%.3f,%.3f,%d,%.0f,%.0f", 100 * H / I, lo, hi, used, H, I)
+				if (!((w, p[2]) in sseen)) { sseen[w, p[2]] = 1; wst[w, nws[w]++] = p[2] }
+			}
+			for (a = 0; a < nw; a++) {
+				w = wl[a]; nst = nws[w]
+				delete st; delete pos
+				for (b = 0; b < nst; b++) st[b] = wst[w, b]
+				order_states()
+				out = outdir "/profile-share-" w ".csv"
+				print "cluster,state,variant,share_pct,rep_min_pct,rep_max_pct,reps,hook_ns,io_issue_sqe_ns" > out
+				for (b = 1; b <= nrow[w]; b++) {
+					split(row[w, b], q, ",")
+					print pos[q[1]] "," row[w, b] > out
+				}
+				close(out)
+			}
+		}' "$profile"
+	shopt -s nullglob
+	pcsv=("$stage"/profile-share-*.csv)
+	shopt -u nullglob
+	if ((${#pcsv[@]} == 0)); then
+		log "plots: skip profile-share: profile.csv has no io_issue_sqe time (total_ns) to divide by"
+	fi
+	for f in "${pcsv[@]}"; do
+		base=$(basename "$f" .csv)
+		w=${base#profile-share-}
+		draw profile-share "$base" "share of io_issue_sqe time in audit hooks, $w" \
+			"variants='$(variants_of "$f" variant)'; workload='$w'"
+	done
+fi
+
+# swap the new plots/ in whole: no mix of this run's and an older run's figures
+rm -rf "$dir/plots"
+mv "$stage" "$dir/plots"
+trap - EXIT
+chmod 755 "$dir/plots"
+log "plots: $drawn figures in $dir/plots"
