@@ -27,9 +27,9 @@ x(i) = strcol('variant') eq word(variants, i) ? bar_x(column('cluster'), i - 1, 
 # the band first, opaque, so bars and error bars sit on top of it
 plot data using 'cluster':(0):(column('cluster') - 0.45):(column('cluster') + 0.45):\
 		(-column('aa_floor_pct')):'aa_floor_pct' with boxxyerror \
-		fs solid 1.0 noborder lc rgb floor_color title 'A/A noise floor (±)', \
+		fs solid 1.0 noborder lc rgb floor_color title (has_floor ? 'A/A noise floor (±)' : ''), \
 	for [i=1:nv] data using (x(i)):'overhead_pct':(bar_w(nv) * 0.9) with boxes \
 		lc rgb vcolor(word(variants, i)) title word(variants, i), \
 	for [i=1:nv] data using (x(i)):'overhead_pct':'ci_lo':'ci_hi' with yerrorbars \
-		lc rgb err_color lw 1.2 pt 0 notitle, \
+		lc rgb err_color lw 1.2 pt 7 ps 0 notitle, \
 	data using 'cluster':(NaN):xtic(strcol('state')) notitle

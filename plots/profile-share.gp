@@ -21,5 +21,5 @@ x(i) = strcol('variant') eq word(variants, i) ? bar_x(column('cluster'), i - 1, 
 plot for [i=1:nv] data using (x(i)):'share_pct':(bar_w(nv) * 0.9) with boxes \
 		lc rgb vcolor(word(variants, i)) title word(variants, i), \
 	for [i=1:nv] data using (x(i)):'share_pct':'rep_min_pct':'rep_max_pct' with yerrorbars \
-		lc rgb err_color lw 1.2 pt 0 notitle, \
+		lc rgb err_color lw 1.2 pt 7 ps 0 notitle, \
 	data using 'cluster':(NaN):xtic(strcol('state')) notitle

@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0
+variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 while (($#)); do
 	case $1 in
@@ -21,6 +21,7 @@ while (($#)); do
 	--accel) accel=$2; shift 2 ;;
 	--resume) resume=$2; shift 2 ;;
 	--run-id) run_id=$2; shift 2 ;;
+	--profile) profile=$2; shift 2 ;;
 	*) die_usage "matrix: unknown option '$1' (see ./run.sh help)" ;;
 	esac
 done
@@ -31,11 +32,12 @@ if [[ -n $resume ]]; then
 	# shellcheck source=/dev/null
 	. "$dir/matrix.conf"
 else
+	# an empty workload list means: each state's own STATE_WORKLOADS
 	if ((quick)); then
-		: "${variants:=upstream,rfc}" "${states:=off,idle}" "${workloads:=randread-qd128}" "${reps:=1}" "${runtime:=5}"
+		: "${variants:=upstream,rfc}" "${states:=off,idle}" "${workloads:=randread-qd128}" "${reps:=1}" "${runtime:=5}" "${profile:=none}"
 	else
 		: "${variants:=$(cat "$LAB_ROOT/workloads/matrix.variants")}" "${states:=$(known_states | paste -sd,)}"
-		: "${workloads:=$(known_workloads | paste -sd,)}" "${reps:=3}" "${runtime:=5}"
+		: "${reps:=3}" "${runtime:=2}" "${profile:=randread-qd128,bench-nop}"
 	fi
 fi
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps must be a positive whole number (got '$reps')"
@@ -43,6 +45,7 @@ fi
 for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
 for s in ${states//,/ }; do check_state "$s"; done
 for w in ${workloads//,/ }; do check_workload "$w"; done
+[[ $profile == none ]] || for w in ${profile//,/ }; do check_workload "$w"; done
 
 if [[ -z $resume ]]; then
 	accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
@@ -50,10 +53,26 @@ if [[ -z $resume ]]; then
 	dir=$results_root/$run_id
 	[[ -e $dir ]] && die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
 	mkdir -p "$dir/cells" "$dir/raw"
-	printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\n' \
-		"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" >"$dir/matrix.conf"
+	printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\n' \
+		"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" >"$dir/matrix.conf"
 fi
-log "matrix: run $(basename "$dir") on $accel: variants=$variants states=$states workloads=$workloads reps=$reps runtime=${runtime}s"
+log "matrix: run $(basename "$dir") on $accel: variants=$variants states=$states workloads=${workloads:-per state} reps=$reps runtime=${runtime}s profile=$profile"
+
+# state_workloads STATE: the workloads a boot in STATE runs
+state_workloads() {
+	if [[ -n $workloads ]]; then echo "$workloads"; return; fi
+	local wl
+	# shellcheck source=/dev/null
+	wl=$(. "$LAB_ROOT/workloads/states/$1.state" && echo "${STATE_WORKLOADS:-}")
+	echo "${wl:-$(known_workloads | paste -sd,)}"
+}
+# the profiled passes run in rep 1 of the states where hooks are live
+profile_for() {
+	[[ $profile != none && $2 == 1 && ( $1 == idle || $1 == uring-hit ) ]] || return 0
+	local w out=()
+	for w in ${profile//,/ }; do [[ ,$(state_workloads "$1"), == *,$w,* ]] && out+=("$w"); done
+	(IFS=,; echo "${out[*]}")
+}
 
 # builds first, so boots never wait on a compiler
 kernels=$(tr ',' '\n' <<<"$variants" | sed 's/-aa$//' | awk '!seen[$0]++')
@@ -66,7 +85,8 @@ for k in $kernels; do
 	"$LAB_ROOT/kernel/build.sh" "$k"
 done
 "$LAB_ROOT/guest/build-initramfs.sh" >/dev/null
-"$LAB_ROOT/scripts/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$workloads"
+all_wl=$(for s in ${states//,/ }; do state_workloads "$s" | tr ',' '\n'; done | awk '!seen[$0]++' | paste -sd,)
+"$LAB_ROOT/scripts/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$all_wl"
 
 # shellcheck source=/dev/null
 needs_audit() { (. "$LAB_ROOT/workloads/states/$1.state" && echo "$STATE_NEEDS_AUDIT"); }
@@ -99,8 +119,10 @@ for b in "${boots[@]}"; do
 	seed=$r
 	[[ $v == *-aa ]] && seed=$((1000 + r))
 	raw=raw/$v.$s.r$r
+	wl=$(state_workloads "$s")
+	prof=$(profile_for "$s" "$r")
 	if [[ $(needs_audit "$s") == 1 ]] && ! has_audit "$v"; then
-		for w in ${workloads//,/ }; do
+		for w in ${wl//,/ }; do
 			echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"
 		done >"$cell.tmp"
 		mv "$cell.tmp" "$cell"
@@ -116,11 +138,11 @@ for b in "${boots[@]}"; do
 	rm -rf "${dir:?}/$raw"
 	boot_status=ok
 	"$LAB_ROOT/guest/boot.sh" --accel "$accel" --seed "$seed" --runtime "$runtime" \
-		--workloads "$workloads" --out "$dir/$raw" "${v%-aa}" "$s" || boot_status=$(sed -n 's/^status=//p' "$dir/$raw/boot.info" 2>/dev/null || echo boot-error)
+		--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/$raw" "${v%-aa}" "$s" || boot_status=$(sed -n 's/^status=//p' "$dir/$raw/boot.info" 2>/dev/null || echo boot-error)
 	ran=$((ran + 1))
 	wall=$(sed -n 's/^wall_secs=//p' "$dir/$raw/boot.info" 2>/dev/null || echo 0)
 	parsed=$("$LAB_ROOT/scripts/parse-results.sh" "$dir/$raw/results.txt" 2>/dev/null || true)
-	for w in ${workloads//,/ }; do
+	for w in ${wl//,/ }; do
 		line=$(grep "^workload=$w " <<<"$parsed" | head -1 || true)
 		get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
 		ops=$(get ops_per_sec) ns=$(get ns_per_op) rc=$(get rc)
@@ -139,6 +161,9 @@ for b in "${boots[@]}"; do
 	done >"$cell.tmp"
 	# sink counts for states that run the audit record sink
 	grep '^sink_line ' <<<"$parsed" | sed 's/^sink_line //' >"$dir/$raw/sink.txt" || true
+	if [[ -n $prof ]]; then
+		"$LAB_ROOT/scripts/parse-profile.sh" "$dir/$raw/results.txt" | sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
+	fi
 	mv "$cell.tmp" "$cell"
 	{
 		echo "$header"
@@ -148,6 +173,13 @@ for b in "${boots[@]}"; do
 		done
 	} >"$dir/cells.csv.tmp"
 	mv "$dir/cells.csv.tmp" "$dir/cells.csv"
+	if compgen -G "$dir/cells/*.profile" >/dev/null; then
+		{
+			echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
+			cat "$dir"/cells/*.profile
+		} >"$dir/profile.csv.tmp"
+		mv "$dir/profile.csv.tmp" "$dir/profile.csv"
+	fi
 done
 if [[ ! -f $dir/cells.csv ]]; then
 	{
