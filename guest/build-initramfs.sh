@@ -11,6 +11,9 @@ out=$LAB_CACHE/initramfs
 img=$out/initramfs.cpio.gz
 bindir=$LAB_CACHE/bin
 mkdir -p "$out" "$bindir"
+# one builder at a time: concurrent boots must not interleave their writes
+exec 9>"$out/lock"
+flock 9
 
 make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
 
@@ -38,7 +41,8 @@ fi
 
 log "initramfs: building from host packages and bench/ tools"
 root=$(mktemp -d "$out/root.XXXXXX")
-trap 'rm -rf "$root" "$img.tmp"' EXIT
+tmpimg=$(mktemp "$out/initramfs.XXXXXX")
+trap 'rm -rf "$root" "$tmpimg"' EXIT
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,proc,sys,dev,tmp,lab/workloads,lab/states,etc}
 cp /bin/busybox "$root/bin/busybox"
 # /init is a #!/bin/sh script: the interpreter must exist before init runs
@@ -60,8 +64,9 @@ mkdir -p "$root/lab/scripts"
 cp "$LAB_ROOT"/guest/scripts/*.sh "$root/lab/scripts/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
-(cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) | gzip -1 >"$img.tmp"
-mv "$img.tmp" "$img"
+(cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) | gzip -1 >"$tmpimg"
+gzip -t "$tmpimg" || die "initramfs: compressed image fails gzip -t"
+mv "$tmpimg" "$img"
 echo "$id" >"$out/stamp"
 log "initramfs: $img ($(du -h "$img" | cut -f1))"
 echo "$img"

@@ -13,6 +13,11 @@ tree=$(tree_of "$v")
 build=$(build_of "$v")
 image=$build/arch/x86/boot/bzImage
 
+# one build of a variant at a time (a second caller waits, then finds it done)
+mkdir -p "$LAB_CACHE"
+exec 8>"$LAB_CACHE/build-$v.lock"
+flock 8
+
 fragments=("$LAB_ROOT/kernel/config/lab.config")
 [[ -f $vdir/config ]] && fragments+=("$vdir/config")
 
@@ -77,8 +82,9 @@ if ! wait "$make_pid"; then
 fi
 [[ -f $image ]] || die "make succeeded but $image is missing"
 objs=$(find "$build" -name '*.o' -newer "$marker" | wc -l)
-# a cold build's object count is the best ETA yardstick for the next one
-if ((objs > expected / 2)); then echo "$objs" >"$expected_file"; fi
+all_objs=$(find "$build" -name "*.o" | wc -l)
+# the whole build dir's object count is the yardstick for the next ETA
+echo "$all_objs" >"$expected_file"
 echo "$build_id" >"$build/.lab-stamp"
 secs=$(($(now) - start))
 printf 'variant=%s seconds=%d objects=%d sha256=%s\n' "$v" "$secs" "$objs" "$(sha256_of "$image")" >"$build/lab-build-info"

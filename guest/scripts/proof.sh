@@ -3,7 +3,7 @@
 # io_uring ops of each kind (NOP, READ on /dev/nullb0, OPENAT+CLOSE on tmpfs)
 # with a fresh audit-sink per phase and counts the URINGOP (1336) records
 # per opcode in the sink's log. Phases: with a uring rule matching all
-# opcodes, after deleting it, and after re-adding it (a static key must flip
+# opcodes (issued inline and forced to io-wq), after deleting it, and after re-adding it (a static key must flip
 # both ways). One 'proof ...' line per phase; the host test checks them.
 N=${PROOF_N:-1000}
 
@@ -32,8 +32,8 @@ phase() {
 	fails=$(grep -c '^type=1336 .*success=no' /tmp/sink.log)
 	echo "proof phase=$name mode=$mode bench_rc=$brc ops=${ops:-0} uringop=$(grep -c '^type=1336 ' /tmp/sink.log) op_nop=$(count 0) op_read=$(count 22) op_openat=$(count 18) op_close=$(count 19) uringop_failed=$fails lost=$((${lost:-0} - ${lost0:-0}))"
 	# keep a few records of each kind for the note (success=, exit= fields)
-	grep '^type=1336 ' /tmp/sink.log | head -3 | sed "s/^/proof-record phase=$name /"
-	grep '^type=1336 .*success=no' /tmp/sink.log | head -3 | sed "s/^/proof-record phase=$name /"
+	grep '^type=1336 ' /tmp/sink.log | sed 's/msg=audit([^)]*)//' | sort | uniq -c | head -3 |
+		sed "s/^ */proof-record phase=$name mode=$mode count=/"
 }
 
 if ! uring-rule add -k proof all >/tmp/rule.out 2>&1; then
@@ -46,6 +46,9 @@ echo "proof audit=present $(auditctl -s | tr '\n' ' ')"
 phase rule nop
 phase rule read -B 0
 phase rule openclose
+# IOSQE_ASYNC: issued from an io-wq worker, which has its own audit context
+phase async nop -A
+phase async openclose -A
 uring-rule del -k proof all >/dev/null
 phase norule nop
 phase norule read -B 0

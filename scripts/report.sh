@@ -1,0 +1,498 @@
+#!/bin/bash
+# report.sh RUN: write results/RUN/report.md from the run's own files:
+# summary.csv (./run.sh summary RUN), manifest.json, cells.csv, profile.csv
+# if the run was profiled, and the figures of scripts/plots.sh RUN if drawn.
+# Sections: the A/A noise floor first, one verdict line per variant and
+# headline cell (randread-qd128 and bench-nop in states idle and off), the
+# environment, the summary table, the figures, failed and n/a cells, and the
+# ftrace profile's hook cost next to the timed per-op delta (a WARNING line
+# where the two disagree beyond the delta's CI). Every number is read from
+# those files; the report is written to report.md.tmp and moved into place.
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+base_variant=nohooks aa_variant=nohooks-aa
+# kernels that do not audit io_uring at all: measured for reference
+baselines="nohooks noaudit"
+headline_workloads="randread-qd128 bench-nop"
+headline_states="idle off"
+
+(($# == 1)) || die_usage "usage: report.sh RUN (a run id from ${LAB_RESULTS:-$LAB_ROOT/results}/)"
+run=$1
+results=${LAB_RESULTS:-$LAB_ROOT/results}
+dir=$results/$run
+[[ -n $run && $run != */* && -d $dir ]] || die_usage "report: no results/$run; give a run id from $results/"
+if [[ ! -f $dir/summary.csv ]]; then
+	[[ -f $dir/cells.csv ]] && die_usage "report: results/$run has no summary.csv; run ./run.sh summary $run first"
+	die_usage "report: results/$run has no cells.csv or summary.csv; give the id of a finished run"
+fi
+summary=$dir/summary.csv
+manifest=$dir/manifest.json
+if [[ -f $manifest ]] && ! jq -e . "$manifest" >/dev/null 2>&1; then
+	die_usage "report: results/$run/manifest.json is not valid JSON; regenerate it with scripts/manifest.sh"
+fi
+
+# accelerator and cost unit: the manifest first, then the CSVs
+accel=""
+[[ -f $manifest ]] && accel=$(jq -r '.accel // empty' "$manifest")
+[[ -n $accel ]] || accel=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") k = i; next } k && $k != "" { print $k; exit }' "$summary")
+unit=""
+[[ -f $dir/cells.csv ]] && unit=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ns_per_op_unit") k = i; next } k && $k != "" { print $k; exit }' "$dir/cells.csv")
+[[ -n $unit ]] || unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
+case $accel in
+tcg) accel_label=tcg-icount ;;
+"") accel_label="unknown accelerator" ;;
+*) accel_label=$accel ;;
+esac
+unit_meaning=""
+[[ -f $manifest ]] && unit_meaning=$(jq -r '.ns_per_op_unit // empty' "$manifest")
+if [[ -z $unit_meaning ]]; then
+	if [[ $unit == instructions ]]; then
+		unit_meaning="guest ns under TCG icount shift=0, where 1 guest ns = 1 executed guest instruction"
+	else
+		unit_meaning="guest wall-clock ns"
+	fi
+fi
+
+# --- shared awk: columns by header name, canonical orders, number formats -------
+# shellcheck disable=SC2016 # awk source, expanded by awk
+awk_lib='
+function header(cols,   i, n, a) {
+	delete c
+	for (i = 1; i <= NF; i++) c[$i] = i
+	n = split(cols, a, " ")
+	for (i = 1; i <= n; i++)
+		if (!(a[i] in c)) {
+			printf "error: %s: no %s column in the header; regenerate the file (./run.sh summary RUN for summary.csv)\n", FILENAME, a[i] > "/dev/stderr"
+			bad = 2; exit 2
+		}
+}
+function f(name) { return (name in c) ? $c[name] : "" }
+function check_row() {
+	if (index($0, "\"")) {
+		printf "error: %s:%d: quoted field; names with commas or quotes are not supported, rename the variant/state/workload\n", FILENAME, FNR > "/dev/stderr"
+		bad = 2; exit 2
+	}
+}
+function state_rank(s,   r) {
+	if (s == "off") return 0
+	if (s == "idle") return 1
+	if (s ~ /^syscall-[0-9]+$/) { r = s; sub(/^syscall-/, "", r); return 2 + r / 1e9 }
+	if (s == "uring-miss") return 3
+	if (s == "uring-hit") return 4
+	if (s == "smack") return 5
+	if (!(s in seen_rank)) seen_rank[s] = 10 + (++nseen_rank)
+	return seen_rank[s]
+}
+function workload_rank(w,   i, n, a) {
+	n = split("randread-qd128 randread-qd1 randread-polled randread-sqpoll bench-nop bench-read bench-openclose bench-personality", a, " ")
+	for (i = 1; i <= n; i++) if (a[i] == w) return i
+	if (!(w in seen_wrank)) seen_wrank[w] = 100 + (++nseen_wrank)
+	return seen_wrank[w]
+}
+# sort_by_rank(arr, n, kind): sort arr[0..n-1] in place by state or workload rank
+function sort_by_rank(arr, n, kind,   i, j, t) {
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && rank(arr[j - 1], kind) > rank(arr[j], kind); j--) {
+			t = arr[j]; arr[j] = arr[j - 1]; arr[j - 1] = t
+		}
+}
+function rank(x, kind) { return kind == "state" ? state_rank(x) : workload_rank(x) }
+# numbers: "-" when empty, never "-0.0"; sfmt with a sign
+function fmt(x, p,   s) {
+	if (x == "") return "—"
+	s = sprintf("%." p "f", x)
+	if (s ~ /^-0(\.0*)?$/) s = substr(s, 2)
+	return s
+}
+function sfmt(x, p,   s) {
+	if (x == "") return "—"
+	s = sprintf("%+." p "f", x)
+	if (s ~ /^[-+]0(\.0*)?$/) s = substr(s, 2)
+	return s
+}
+function ci(lo, hi, p) { return (lo == "" || hi == "") ? "" : " [" fmt(lo, p) ", " fmt(hi, p) "]" }
+function is_baseline(v) { return index(" " baselines " ", " " v " ") > 0 }
+# load_summary(): the row of each (variant, state, workload) in S[key, column],
+# variants in first-appearance order V[0..nv-1], states ST[], workloads WL[]
+function load_summary(   k, i, n, a) {
+	if (FNR == 1) { header(sumcols); return }
+	check_row()
+	k = f("variant") SUBSEP f("state") SUBSEP f("workload")
+	have[k] = 1
+	n = split(sumcols, a, " ")
+	for (i = 1; i <= n; i++) S[k, a[i]] = f(a[i])
+	if (!(f("variant") in vseen)) { vseen[f("variant")] = 1; V[nv++] = f("variant") }
+	if (!(f("state") in sseen)) { sseen[f("state")] = 1; ST[nst++] = f("state") }
+	if (!(f("workload") in wseen)) { wseen[f("workload")] = 1; WL[nwl++] = f("workload") }
+	if (!((f("state"), f("workload")) in pseen)) { pseen[f("state"), f("workload")] = 1 }
+}
+function sorted_axes() { sort_by_rank(ST, nst, "state"); sort_by_rank(WL, nwl, "workload") }
+'
+sumcols="variant state workload accel n failed na median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi delta_ns_per_op delta_ci_lo delta_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct significant"
+
+# summary_awk PROGRAM [FILES...]: run PROGRAM (its END block renders) over
+# summary.csv then FILES, with the library, the names and the unit
+summary_awk() {
+	local prog=$1
+	shift
+	awk -F, -v sumcols="$sumcols" -v base="$base_variant" -v aa="$aa_variant" \
+		-v baselines="$baselines" -v unit="$unit" -v hw="$headline_workloads" \
+		-v hs="$headline_states" -v run="$run" \
+		"$awk_lib"'FILENAME == ARGV[1] { load_summary(); next }'"$prog" "$summary" "$@"
+}
+
+# --- the A/A noise floor -----------------------------------------------------------
+noise_floor() {
+	echo "## Noise floor (A/A control)"
+	echo
+	# shellcheck disable=SC2016 # awk source
+	summary_awk '
+	END {
+		if (bad) exit bad
+		sorted_axes()
+		for (i = 0; i < nwl; i++)
+			for (j = 0; j < nst; j++) {
+				p = ST[j] SUBSEP WL[i]
+				if (!(p in pseen)) continue
+				k = aa SUBSEP p
+				if ((k in have) && S[k, "overhead_ci_lo"] != "") {
+					rows[nr++] = "| " ST[j] " | " WL[i] " | " S[k, "n"] " | " sfmt(S[k, "overhead_pct"], 2) "%" ci(S[k, "overhead_ci_lo"], S[k, "overhead_ci_hi"], 2) " | ±" fmt(S[k, "aa_floor_pct"], 2) "% |"
+				} else
+					missing = missing (missing == "" ? "" : ", ") ST[j] "/" WL[i]
+			}
+		if (!nr) {
+			print "> **WARNING: this run has no A/A control.** There are no `" aa "` rows with n ≥ 2, so there is no measured noise floor:"
+			print "> \"significant\" below means only that an overhead CI excludes 0, which at 3 reps against 3 happens by chance"
+			print "> about 1 time in 10 with no real difference. Rerun the matrix with `--variants ...," aa "` to measure the floor."
+			print ""
+			exit
+		}
+		print "`" aa "` is the `" base "` kernel booted again with other layout seeds; its overhead versus `" base "` is noise."
+		print "An overhead is called significant only when its CI excludes 0 and its bound nearest 0 lies beyond the floor"
+		print "(the larger magnitude of the A/A CI bounds)."
+		print ""
+		print "| state | workload | n | A/A overhead % [CI] | floor |"
+		print "|---|---|---:|---|---:|"
+		for (i = 0; i < nr; i++) print rows[i]
+		print ""
+		if (missing != "") {
+			print "> **WARNING: no A/A control for " missing ".** Significance there ignores the noise floor."
+			print ""
+		}
+	}'
+}
+
+# --- verdicts for the headline cells -------------------------------------------------
+verdicts() {
+	echo "## Verdicts"
+	echo
+	# shellcheck disable=SC2016 # awk source
+	summary_awk '
+	function verdict(v, s, w,   k, o, lo, hi, sig, fl, line) {
+		k = v SUBSEP s SUBSEP w
+		if (!(k in have)) return v ": not measured per " w " op with audit " s
+		if (v == base)
+			return v ": baseline — does not audit io_uring; " fmt(S[k, "median_ns_per_op"], 1) " " unit "/op" \
+				ci(S[k, "ns_ci_lo"], S[k, "ns_ci_hi"], 1) " per " w " op with audit " s
+		if (S[k, "n"] == 0)
+			return v ": no data per " w " op with audit " s " (" S[k, "failed"] " failed, " S[k, "na"] " n/a cells" \
+				(S[k, "na"] > 0 && S[k, "failed"] == 0 ? ": the kernel cannot run this state" : "") ")"
+		o = S[k, "overhead_pct"]; lo = S[k, "overhead_ci_lo"]; hi = S[k, "overhead_ci_hi"]
+		if (o == "") return v ": no overhead per " w " op with audit " s " (no " base " cells to compare with)"
+		line = v ": " sfmt(o, 1) "%" ci(lo, hi, 1) " per " w " op with audit " s
+		sig = S[k, "significant"]; fl = S[k, "aa_floor_pct"]
+		if (v == aa) line = line " (A/A control: this is the noise floor)"
+		else if (sig == "yes") line = line " (significant)"
+		else if (sig == "no" && fl != "" && (lo > 0 || hi < 0)) line = line " (not significant: inside the A/A floor ±" fmt(fl, 1) "%)"
+		else if (sig == "no") line = line " (not significant)"
+		else line = line " (no CI: n < 2 on a side)"
+		if (is_baseline(v)) line = line " — baseline — does not audit io_uring"
+		return line
+	}
+	END {
+		if (bad) exit bad
+		nh = 0
+		nhw = split(hw, W, " "); nhs = split(hs, H, " ")
+		for (a = 1; a <= nhw; a++)
+			for (b = 1; b <= nhs; b++)
+				if ((H[b], W[a]) in pseen) { cw[nh] = W[a]; cs[nh++] = H[b] }
+		if (!nh) {
+			print "No headline cell (" hw " in states " hs ") in this run; see the summary table."
+			print ""
+			exit
+		}
+		print "Headline cells: overhead of the cost per op versus `" base "` in the same state, with its CI."
+		print ""
+		for (i = 0; i < nv; i++) {
+			for (j = 0; j < nh; j++) print "- " verdict(V[i], cs[j], cw[j])
+		}
+		print ""
+	}'
+}
+
+# --- environment, from manifest.json ------------------------------------------------
+environment() {
+	echo "## Environment"
+	echo
+	if [[ ! -f $manifest ]]; then
+		echo "> **WARNING: results/$run has no manifest.json**: host, QEMU, packages and kernel hashes are unknown,"
+		echo "> so this run cannot be reproduced from its record."
+		echo
+		echo "- Accelerator: $accel_label; cost per op in $unit/op: $unit_meaning"
+		echo
+		return
+	fi
+	jq -r --arg acc "$accel_label" --arg unit "$unit" '
+		def v: if . == null or . == "" then "unknown" else tostring end;
+		"- Run: `\(.run_id | v)`, created \(.created | v)",
+		"- Host: \(.host.name | v), kernel \(.host.kernel | v), \(.host.cpu | v), \(.host.cpus | v) CPUs, \(.host.memory | v) memory",
+		"- QEMU: \(.qemu | v)",
+		"- Accelerator: **\($acc)** (`\(.accel_args | v)`); cost per op is in **\($unit)/op**: \(.ns_per_op_unit | v)",
+		"- Packages: " + ([("linux-source-6.1", "qemu-system-x86", "fio", "liburing-dev", "libaudit-dev", "auditd", "gcc-12", "linux-perf", "libgsl-dev", "gnuplot-nox") as $p
+			| select(.packages[$p] != null) | "\($p) \(.packages[$p])"] | join(", ") | if . == "" then "unknown" else . end),
+		"- Lab commit: `\(.lab.commit | v)`" + (if (.lab.uncommitted_files // 0) > 0
+			then " — **with \(.lab.uncommitted_files) uncommitted files: the commit alone does not reproduce this run**"
+			else ", clean tree" end),
+		"- Matrix: \(.matrix.reps | v) reps × \(.matrix.runtime_guest_secs | v) guest seconds; states \((.matrix.states // []) | join(", ")); workloads \((.matrix.workloads // []) | join(", "))",
+		"- Variants: " + ([(.matrix.variants // [])[] | "\(.name | v) (kernel \(.kernel | v), bzImage \((.bzimage_sha256 // "") | .[0:12] | v))"] | join(", ")),
+		"- Layout: \(.matrix.layout | v)"' "$manifest"
+	echo
+}
+
+# --- the summary table ---------------------------------------------------------------
+summary_table() {
+	echo "## Summary"
+	echo
+	# shellcheck disable=SC2016 # awk source
+	summary_awk '
+	END {
+		if (bad) exit bad
+		sorted_axes()
+		print "Medians over ok reps with bootstrap CIs (labstat summary); Δ and overhead versus `" base "` in the same state"
+		print "and workload. `*` = significant: the overhead CI excludes 0 and clears the A/A floor."
+		print ""
+		print "| variant | state | workload | n | median ops/s [CI] | " unit "/op [CI] | Δ " unit "/op vs " base " [CI] | overhead % [CI] | sig | note |"
+		print "|---|---|---|---:|---:|---:|---:|---:|:---:|---|"
+		for (i = 0; i < nwl; i++)
+			for (j = 0; j < nst; j++)
+				for (x = 0; x < nv; x++) {
+					k = V[x] SUBSEP ST[j] SUBSEP WL[i]
+					if (!(k in have)) continue
+					n = S[k, "n"]
+					if (S[k, "failed"] > 0) n = n " (" S[k, "failed"] " failed)"
+					if (S[k, "na"] > 0) n = n " (" S[k, "na"] " n/a)"
+					note = is_baseline(V[x]) ? "baseline — does not audit io_uring" : V[x] == aa ? "A/A control (noise floor)" : ""
+					ovh = V[x] == base ? "—" : S[k, "overhead_pct"] == "" ? "—" : \
+						sfmt(S[k, "overhead_pct"], 2) ci(S[k, "overhead_ci_lo"], S[k, "overhead_ci_hi"], 2)
+					dl = S[k, "delta_ns_per_op"] == "" ? "—" : sfmt(S[k, "delta_ns_per_op"], 1) ci(S[k, "delta_ci_lo"], S[k, "delta_ci_hi"], 1)
+					printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", V[x], ST[j], WL[i], n,
+						fmt(S[k, "median_ops_per_sec"], 0) ci(S[k, "ops_ci_lo"], S[k, "ops_ci_hi"], 0),
+						fmt(S[k, "median_ns_per_op"], 1) ci(S[k, "ns_ci_lo"], S[k, "ns_ci_hi"], 1),
+						dl, ovh, (S[k, "significant"] == "yes" ? "*" : ""), note
+				}
+		print ""
+	}'
+}
+
+# --- figures drawn by scripts/plots.sh -------------------------------------------------
+figures() {
+	echo "## Figures"
+	echo
+	local idx=$dir/plots/figures.tsv png caption n=0
+	if [[ ! -f $idx ]]; then
+		echo "No figures: draw them with \`scripts/plots.sh $run\`, then rerun \`scripts/report.sh $run\`."
+		echo
+		return
+	fi
+	if [[ $idx -ot $summary ]]; then
+		echo "> **Note: the figures are older than summary.csv**; redraw them with \`scripts/plots.sh $run\`."
+		echo
+	fi
+	while IFS=$'\t' read -r png caption; do
+		[[ $png == *.png && -s $dir/plots/$png ]] || continue
+		echo "### $caption"
+		echo
+		echo "![$caption](plots/$png)"
+		[[ -s $dir/plots/${png%.png}.svg ]] && echo "([SVG](plots/${png%.png}.svg), data: [CSV](plots/${png%.png}.csv))"
+		echo
+		n=$((n + 1))
+	done <"$idx"
+	if ((n == 0)); then
+		echo "No figure had data; see the log of \`scripts/plots.sh $run\` for why each was skipped."
+		echo
+	fi
+}
+
+# --- failed and n/a cells --------------------------------------------------------------
+failures() {
+	echo "## Failed and n/a cells"
+	echo
+	# shellcheck disable=SC2016 # awk source
+	summary_awk '
+	FILENAME != ARGV[1] && FNR == 1 { delete c; for (i = 1; i <= NF; i++) c[$i] = i; cells = 1; next }
+	FILENAME != ARGV[1] {
+		st = f("status"); count[st]++
+		if (!(st in sorder)) { sorder[st] = 1; so[nso++] = st }
+		if (st != "ok" && st != "n/a" && st != "na")
+			bad_cells[nb++] = "  - " st ": " f("variant") " / " f("state") " / " f("workload") " rep " f("rep") (f("raw") != "" ? " (`" f("raw") "`)" : "")
+	}
+	END {
+		if (bad) exit bad
+		sorted_axes()
+		if (cells) {
+			line = "Cells by status:"
+			for (i = 0; i < nso; i++) line = line (i ? "," : "") " " so[i] " " count[so[i]]
+			print line "."
+			print ""
+		}
+		# failed: one line per group; n/a: one line per variant and state
+		for (x = 0; x < nv; x++)
+			for (j = 0; j < nst; j++)
+				for (i = 0; i < nwl; i++) {
+					k = V[x] SUBSEP ST[j] SUBSEP WL[i]
+					if (!(k in have)) continue
+					if (S[k, "failed"] > 0) {
+						fl[nfl++] = "- " V[x] " / " ST[j] " / " WL[i] ": " S[k, "failed"] " failed, " S[k, "na"] " n/a, " S[k, "n"] " ok"
+						tf += S[k, "failed"]
+					}
+					if (S[k, "na"] > 0) {
+						if (!((V[x], ST[j]) in nav)) { nav[V[x], ST[j]] = 1; nal[nnal++] = V[x] SUBSEP ST[j] }
+						nac[V[x], ST[j]] += S[k, "na"]; naw[V[x], ST[j]]++
+						tn += S[k, "na"]
+					}
+				}
+		if (!nfl && !nnal) { print "None: every cell ran ok."; print ""; exit }
+		if (nfl) {
+			print "Groups with failed cells (timeout, panic, ... as well as failed):"
+			print ""
+			for (i = 0; i < nfl; i++) print fl[i]
+			print ""
+		}
+		if (nnal) {
+			print "n/a (the kernel cannot run that state, e.g. an audit state on a kernel built without audit):"
+			print ""
+			for (i = 0; i < nnal; i++) {
+				split(nal[i], q, SUBSEP)
+				print "- " q[1] " / " q[2] ": " nac[nal[i]] " n/a cells in " naw[nal[i]] " workloads"
+			}
+			print ""
+		}
+		print "Total: " tf + 0 " failed and " tn + 0 " n/a cells."
+		if (nb) {
+			print ""
+			print "Cells that did not run ok (n/a left out):"
+			print ""
+			for (i = 0; i < nb; i++) print bad_cells[i]
+		}
+		print ""
+	}' "${cells_file[@]}"
+}
+
+# --- ftrace profile against the timed delta -----------------------------------------
+profile_section() {
+	[[ -f $dir/profile.csv ]] || return 0
+	echo "## Profile cross-check (ftrace function profiler in the guest)"
+	echo
+	# shellcheck disable=SC2016 # awk source
+	summary_awk '
+	FILENAME != ARGV[1] && FNR == 1 { header("variant state workload rep function hits total_ns avg_ns"); next }
+	FILENAME != ARGV[1] {
+		check_row()
+		k = f("variant") SUBSEP f("state") SUBSEP f("workload"); fn = f("function")
+		if (!(k in pk)) { pk[k] = 1; P[np++] = k }
+		if (!((k, f("rep")) in rseen)) { rseen[k, f("rep")] = 1; reps[k]++ }
+		if (fn ~ /^(__audit_uring_entry|__audit_uring_exit|audit_reset_context|audit_filter_.*)$/) {
+			# ftrace rows have hits; perf rows (same names) only a share of samples
+			if (f("hits") != "" && !((k, fn) in fseen)) { fseen[k, fn] = 1; F[k, nf[k]++] = fn }
+			if (fn ~ /^__audit_uring_(entry|exit)$/) topt[k] += f("avg_ns") * f("hits")
+			fh[k, fn] += f("hits"); ft[k, fn] += f("avg_ns") * f("hits")
+			hookt[k] += f("avg_ns") * f("hits")
+			if (f("perf_share_pct") != "") {
+				ps[k] += f("perf_share_pct"); haveps[k] = 1
+				if (!((k, f("rep")) in psrep)) { psrep[k, f("rep")] = 1; npsrep[k]++ }
+			}
+		}
+		if (fn == "__audit_uring_entry") entries[k] += f("hits")
+		if (fn == "io_issue_sqe") { issues[k] += f("hits"); issue_t[k] += f("total_ns") }
+	}
+	END {
+		if (bad) exit bad
+		print "Guest times from the function profiler (" unit " of guest time). Hook set: __audit_uring_entry,"
+		print "__audit_uring_exit, audit_reset_context, audit_filter_*; cost per audited op = sum of avg_ns × hits over"
+		print "the hook set / hits of __audit_uring_entry. The timed Δ is from the runs without the profiler."
+		print "Caveats: with graph-time a caller includes its callees, so the hooks that __audit_uring_exit calls"
+		print "(audit_filter_*, audit_reset_context) are counted twice in that sum — the entry+exit column counts"
+		print "each nanosecond once; and the profiler adds its own cost to every traced call."
+		print ""
+		print "Hook cost per call:"
+		print ""
+		print "| variant | state | workload | function | calls | " unit " per call | calls per audited op |"
+		print "|---|---|---|---|---:|---:|---:|"
+		for (i = 0; i < np; i++) {
+			k = P[i]; split(k, p, SUBSEP)
+			for (j = 0; j < nf[k]; j++) {
+				fn = F[k, j]
+				printf "| %s | %s | %s | %s | %d | %s | %s |\n", p[1], p[2], p[3], fn, fh[k, fn],
+					(fh[k, fn] > 0 ? fmt(ft[k, fn] / fh[k, fn], 1) : "—"),
+					(entries[k] > 0 ? fmt(fh[k, fn] / entries[k], 2) : "—")
+				rowsn++
+			}
+		}
+		if (!rowsn) print "| (no hook function ran in any profiled cell) | | | | | | |"
+		print ""
+		print "Hooks per audited op against the timed per-op delta:"
+		print ""
+		print "| variant | state | workload | reps | hooks " unit "/audited op | entry+exit only | hooks % of io_issue_sqe | perf share % | timed Δ " unit "/op [CI] | agree |"
+		print "|---|---|---|---:|---:|---:|---:|---:|---:|:---:|"
+		for (i = 0; i < np; i++) {
+			k = P[i]; split(k, p, SUBSEP)
+			h = entries[k] > 0 ? hookt[k] / entries[k] : 0
+			top = entries[k] > 0 ? topt[k] / entries[k] : 0
+			share = issue_t[k] > 0 ? fmt(100 * hookt[k] / issue_t[k], 1) : "—"
+			# perf: summed share of samples of the hooks, averaged over the reps that have it
+			psh = haveps[k] ? fmt(ps[k] / npsrep[k], 1) : "—"
+			d = (k in have) ? S[k, "delta_ns_per_op"] : ""
+			lo = (k in have) ? S[k, "delta_ci_lo"] : ""; hi = (k in have) ? S[k, "delta_ci_hi"] : ""
+			agree = "—"
+			if (lo != "" && hi != "") {
+				if (h >= lo + 0 && h <= hi + 0) agree = "yes"
+				else {
+					agree = "**no**"
+					w = sprintf("WARNING: %s / %s / %s: the profile puts %s %s per audited op in the audit hooks, the timed runs measure Δ %s%s %s/op; they disagree beyond the CI of the delta (profiler overhead, nested hooks counted twice, audit cost outside the hooks, or not one io_issue_sqe per op)", \
+						p[1], p[2], p[3], fmt(h, 1), unit, sfmt(d, 1), ci(lo, hi, 1), unit)
+					warn[nw++] = w
+					print w > "/dev/stderr"
+				}
+			}
+			printf "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3], reps[k], fmt(h, 1), fmt(top, 1), share, psh,
+				(d == "" ? "— (" (p[1] == base ? "base" : "no timed CI") ")" : sfmt(d, 1) ci(lo, hi, 1)), agree
+		}
+		print ""
+		for (i = 0; i < nw; i++) { print warn[i]; print "" }
+		if (!nw) { print "Profile and timed runs agree within the delta CI wherever both exist."; print "" }
+	}' "$dir/profile.csv"
+}
+
+cells_file=()
+[[ -f $dir/cells.csv ]] && cells_file=("$dir/cells.csv")
+out=$dir/report.md
+trap 'rm -f "$out.tmp"' EXIT
+{
+	echo "# io_uring audit hook cost: run $run ($accel_label)"
+	echo
+	echo "Accelerator **$accel_label**; cost per op in **$unit/op** ($unit_meaning)$([[ $unit == instructions ]] && echo "; ops/s are per guest second, 10^9 instructions")."
+	echo "Generated by \`scripts/report.sh $run\` from summary.csv$([[ -f $manifest ]] && echo ", manifest.json")$([[ -f $dir/cells.csv ]] && echo ", cells.csv")$([[ -f $dir/profile.csv ]] && echo ", profile.csv")."
+	echo
+	noise_floor
+	verdicts
+	environment
+	summary_table
+	figures
+	failures
+	profile_section
+} >"$out.tmp"
+mv "$out.tmp" "$out"
+trap - EXIT
+log "report: $out"

@@ -1,0 +1,315 @@
+#!/bin/bash
+# unit-report.sh: the reporting layer on a small synthetic run: summary.sh,
+# plots.sh, report.sh and compare.sh with LAB_RESULTS (and LAB_CACHE) in a
+# temp dir. The data are constructed: upstream +20% and rfc +5% in the audit
+# states, both +0% with audit off, an A/A control 0.1% off, one timed-out cell,
+# and a profile whose hook cost agrees with the timed delta for rfc and is five
+# times it for upstream. Prints one unnumbered 'ok - ...' / 'not ok - ...' line
+# per check (tests/run-tests.sh numbers them).
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export LAB_RESULTS=$tmp/results LAB_CACHE=$tmp/cache
+scripts=$LAB_ROOT/scripts
+
+# run NAME CMD...: CMD's stdout in $tmp/NAME.out, stderr in .err, status in
+# .rc; never aborts this script, so the later checks still run
+run() {
+	local name=$1 rc=0
+	shift
+	"$@" >"$tmp/$name.out" 2>"$tmp/$name.err" || rc=$?
+	echo "$rc" >"$tmp/$name.rc"
+}
+rc_is() { [[ $(cat "$tmp/$1.rc") == "$2" ]]; }
+# exits_2_saying NAME TEXT: that run exited 2 with one stderr line containing TEXT
+exits_2_saying() {
+	rc_is "$1" 2 && [[ $(wc -l <"$tmp/$1.err") == 1 ]] && grep -qF -- "$2" "$tmp/$1.err"
+}
+# get CSV VARIANT STATE WORKLOAD COLUMN: one field of a summary-like CSV
+get() {
+	awk -F, -v v="$2" -v s="$3" -v w="$4" -v col="$5" '
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["variant"] == v && $c["state"] == s && $c["workload"] == w { print $c[col]; exit }' "$1"
+}
+# row MD VARIANT STATE WORKLOAD: the summary table row of report.md
+row() { grep -E "^\| $2 \| $3 \| $4 \| " "$1"; }
+# both CMD1... -- CMD2...: both succeed
+both() {
+	local a=()
+	while [[ $1 != -- ]]; do
+		a+=("$1")
+		shift
+	done
+	shift
+	"${a[@]}" && "$@"
+}
+between() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
+
+# make_run DIR [FACTOR]: cells.csv, profile.csv and manifest.json of a
+# synthetic TCG run; FACTOR scales rfc / idle / randread-qd128 (for compare)
+make_run() {
+	local d=$1 factor=${2:-1}
+	mkdir -p "$d"
+	awk -v factor="$factor" 'BEGIN {
+		OFS = ","
+		print "variant,state,workload,rep,seed,accel,status,ops_per_sec,ns_per_op,ns_per_op_unit,clat_p50_ns,clat_p99_ns,wall_secs,raw"
+		nv = split("nohooks nohooks-aa upstream rfc", V, " ")
+		ns = split("off idle syscall-1 syscall-10", S, " ")
+		nw = split("randread-qd128 bench-nop", W, " ")
+		base["randread-qd128"] = 4000; base["bench-nop"] = 800
+		rules["off"] = 0; rules["idle"] = 0; rules["syscall-1"] = 1; rules["syscall-10"] = 10
+		# cost per op relative to nohooks in the same state
+		F["upstream", "off"] = 1.00; F["upstream", "idle"] = 1.20; F["upstream", "syscall-1"] = 1.25; F["upstream", "syscall-10"] = 1.40
+		F["rfc", "off"] = 1.00; F["rfc", "idle"] = 1.05; F["rfc", "syscall-1"] = 1.05; F["rfc", "syscall-10"] = 1.06
+		split("0.998 1.000 1.002", M, " ")	# rep-to-rep noise
+		split("0.999 1.001 1.003", A, " ")	# the A/A control: other seeds, +0.1%
+		for (r = 1; r <= 3; r++)
+			for (i = 1; i <= nv; i++)
+				for (j = 1; j <= ns; j++)
+					for (k = 1; k <= nw; k++) {
+						v = V[i]; s = S[j]; w = W[k]
+						f = ((v, s) in F) ? F[v, s] : 1
+						if (v == "rfc" && s == "idle" && w == "randread-qd128") f *= factor
+						x = (base[w] + 2 * rules[s]) * f * (v == "nohooks-aa" ? A[r] : M[r])
+						seed = v == "nohooks-aa" ? 1000 + r : r
+						raw = "raw/" v "." s ".r" r
+						if (v == "rfc" && s == "syscall-10" && w == "bench-nop" && r == 3)
+							print v, s, w, r, seed, "tcg", "timeout", "", "", "instructions", "", "", 0, raw
+						else
+							print v, s, w, r, seed, "tcg", "ok", sprintf("%.1f", 1e9 / x), sprintf("%.3f", x), "instructions", "", "", 12, raw
+					}
+	}' >"$d/cells.csv"
+	awk 'BEGIN {
+		OFS = ","
+		print "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
+		issue["nohooks"] = 2000; issue["nohooks-aa"] = 2000; issue["upstream"] = 6000; issue["rfc"] = 2200
+		# hook avg_ns per call: upstream sums to 4000 per audited op against
+		# a timed delta of 800 (disagrees), rfc to 200 against 200 (agrees)
+		h["upstream", "__audit_uring_entry"] = 300; h["upstream", "__audit_uring_exit"] = 1500
+		h["upstream", "audit_reset_context"] = 900; h["upstream", "audit_filter_uring"] = 1300
+		h["rfc", "__audit_uring_entry"] = 50; h["rfc", "__audit_uring_exit"] = 100
+		h["rfc", "audit_reset_context"] = 30; h["rfc", "audit_filter_uring"] = 20
+		nf = split("__audit_uring_entry __audit_uring_exit audit_reset_context audit_filter_uring", FN, " ")
+		nv = split("nohooks nohooks-aa upstream rfc", V, " ")
+		hits = 100000
+		for (i = 1; i <= nv; i++)
+			for (r = 1; r <= 3; r++)
+				for (s = 1; s <= 2; s++) {
+					v = V[i]; st = s == 1 ? "off" : "idle"
+					a = st == "off" ? 2000 : issue[v]
+					print v, st, "randread-qd128", r, "io_issue_sqe", hits, a * hits, a, ""
+					if (st == "idle")
+						for (k = 1; k <= nf; k++)
+							if ((v, FN[k]) in h)
+								print v, st, "randread-qd128", r, FN[k], hits, h[v, FN[k]] * hits, h[v, FN[k]], (v == "upstream" ? "10.0" : "")
+				}
+	}' >"$d/profile.csv"
+	jq -n --arg run "$(basename "$d")" '{run_id: $run, created: "2024-01-01T00:00:00Z", accel: "tcg",
+		accel_args: "-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1",
+		ns_per_op_unit: "guest ns under tcg-icount shift=0 = executed guest instructions",
+		host: {name: "synthhost", kernel: "6.1.0-synth", cpu: "Synthetic CPU", cpus: "4", memory: "8000000 kB"},
+		qemu: "QEMU emulator version 7.2.synth",
+		packages: {"linux-source-6.1": "6.1.synth-1", "qemu-system-x86": "1:7.2.synth", fio: "3.33-3",
+			"liburing-dev": "2.3-3", "libaudit-dev": "1:3.0.9-1", "linux-perf": "6.1.synth-1"},
+		lab: {commit: "c0ffee0000000000000000000000000000c0ffee", uncommitted_files: 2},
+		matrix: {variants: [{name: "nohooks", kernel: "nohooks", bzimage_sha256: "1111"},
+			{name: "nohooks-aa", kernel: "nohooks", bzimage_sha256: "1111"},
+			{name: "upstream", kernel: "upstream", bzimage_sha256: "2222"},
+			{name: "rfc", kernel: "rfc", bzimage_sha256: "3333"}],
+			states: ["off", "idle", "syscall-1", "syscall-10"], workloads: ["randread-qd128", "bench-nop"],
+			reps: 3, runtime_guest_secs: 5, layout: "synthetic"}}' >"$d/manifest.json"
+}
+
+R=$LAB_RESULTS
+make_run "$R/synth-a"
+make_run "$R/synth-b" 1.10
+rm "$R/synth-b/profile.csv"
+# no syscall-N states and no profile: rules-scaling and profile-share skip
+mkdir -p "$R/nosys"
+grep -v ',syscall-' "$R/synth-a/cells.csv" >"$R/nosys/cells.csv"
+cp "$R/synth-a/manifest.json" "$R/nosys/"
+# no A/A control
+mkdir -p "$R/noaa"
+grep -v '^nohooks-aa,' "$R/synth-a/cells.csv" >"$R/noaa/cells.csv"
+# cells but no summary yet
+mkdir -p "$R/unsummed"
+cp "$R/synth-a/cells.csv" "$R/unsummed/"
+
+summaries_ok() {
+	local r
+	for r in synth-a synth-b nosys noaa; do
+		"$scripts/summary.sh" "$r" 2>"$tmp/summary-$r.err" || return 1
+	done
+}
+if summaries_ok; then ok "labstat summary (scripts/summary.sh) runs on the synthetic runs"; else
+	sed 's/^/    /' "$tmp"/summary-*.err | head -10
+	not_ok "labstat summary (scripts/summary.sh) runs on the synthetic runs"
+fi
+check "synthetic data: upstream/idle/randread-qd128 is significant and rfc/off/randread-qd128 is not" \
+	test "$(get "$R/synth-a/summary.csv" upstream idle randread-qd128 significant)/$(get "$R/synth-a/summary.csv" rfc off randread-qd128 significant)" = yes/no
+
+# --- plots ---------------------------------------------------------------------------
+run plots "$scripts/plots.sh" synth-a
+check "plots.sh exits 0 on the synthetic run" rc_is plots 0
+if grep -qi 'warning' "$tmp/plots.err"; then
+	grep -i warning "$tmp/plots.err" | head -5 | sed 's/^/    /'
+	not_ok "plots.sh: gnuplot prints no warnings"
+else
+	ok "plots.sh: gnuplot prints no warnings"
+fi
+P=$R/synth-a/plots
+is_png() { [[ -s $1 && $(head -c 8 "$1" | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]]; }
+is_svg() { [[ -s $1 ]] && grep -q '<svg' "$1" && grep -q '</svg>' "$1"; }
+both_images() { is_png "$1.png" && is_svg "$1.svg"; }
+for fig in ops-per-variant-randread-qd128 ops-per-variant-bench-nop overhead-randread-qd128 \
+	overhead-bench-nop rules-scaling-randread-qd128 profile-share-randread-qd128; do
+	check "figure $fig: PNG and SVG exist, non-empty, well-formed" both_images "$P/$fig"
+done
+check "plots/ holds no temp files or staging dirs afterwards" \
+	test -z "$(find "$R/synth-a" -name '*.tmp' -print -quit)"
+# the derived CSVs carry the summary's numbers
+overhead_csv_ok() {
+	awk -F, '$2 == "idle" && $3 == "upstream" && $4 == "20.000" && $7 == "0.501" { f = 1 } END { exit !f }' "$P/overhead-randread-qd128.csv"
+}
+check "overhead CSV: upstream's overhead and the A/A floor copied from summary.csv" overhead_csv_ok
+# share = (300+1500+900+1300) * hits / (6000 * hits) = 66.667%
+profile_share_ok() {
+	awk -F, '$2 == "idle" && $3 == "upstream" && $4 == "66.667" { f = 1 } END { exit !f }' "$P/profile-share-randread-qd128.csv"
+}
+check "profile-share CSV: hook time over io_issue_sqe total_ns, as specified" profile_share_ok
+check "rules-scaling CSV: idle is 0 rules, syscall-N is N, one row per variant and state" \
+	test "$(awk -F, '$1 == "upstream" { printf "%s:%s ", $2, $3 }' "$P/rules-scaling-randread-qd128.csv")" = "0:idle 1:syscall-1 10:syscall-10 "
+
+run plots_nosys "$scripts/plots.sh" nosys
+plots_skip_ok() {
+	rc_is plots_nosys 0 &&
+		grep -q 'skip rules-scaling: no syscall-N state' "$tmp/plots_nosys.err" &&
+		grep -q 'skip profile-share: .*no profile.csv' "$tmp/plots_nosys.err" &&
+		[[ ! -e $R/nosys/plots/rules-scaling-randread-qd128.png && -s $R/nosys/plots/overhead-randread-qd128.png ]]
+}
+check "plots.sh skips rules-scaling and profile-share with a reason when their data are absent" plots_skip_ok
+
+# --- report --------------------------------------------------------------------------
+run report "$scripts/report.sh" synth-a
+M=$R/synth-a/report.md
+check "report.sh exits 0 and writes report.md, no report.md.tmp left" \
+	both rc_is report 0 -- test -s "$M" -a ! -e "$M.tmp"
+check "report title names the run id and the accelerator" \
+	grep -qE '^# .*synth-a.*tcg-icount' "$M"
+floor_first() {
+	local nf ns
+	nf=$(grep -n '^## Noise floor' "$M" | cut -d: -f1) ns=$(grep -n '^## Summary' "$M" | cut -d: -f1)
+	[[ -n $nf && -n $ns ]] && ((nf < ns)) &&
+		grep -qE '^\| idle \| randread-qd128 \| 3 \| \+0\.10% \[-0\.30, 0\.50\] \| ±0\.50% \|' "$M"
+}
+check "noise floor section comes before the summary and lists the A/A overhead and floor" floor_first
+every_variant() {
+	local v
+	for v in nohooks nohooks-aa upstream rfc; do row "$M" "$v" idle randread-qd128 >/dev/null || return 1; done
+}
+check "summary table has a row for every variant" every_variant
+check "constructed large overhead (upstream, idle) is starred" \
+	grep -qE '^\| upstream \| idle \| randread-qd128 \|.*\| \* \|' "$M"
+null_unstarred() {
+	local r
+	r=$(row "$M" rfc off randread-qd128) && [[ -n $r && $r != *"| * |"* && $r == *"| 0.00 [-0.40, 0.40] |"* ]]
+}
+check "constructed null overhead (rfc, off) is in the table and not starred" null_unstarred
+check "nohooks rows marked as the baseline that does not audit io_uring" \
+	grep -qE '^\| nohooks \| off \| randread-qd128 \|.*baseline — does not audit io_uring' "$M"
+verdict_from_csv() {
+	local v=$1 s=$2 w=$3 tail=$4 sum=$R/synth-a/summary.csv
+	awk -v o="$(get "$sum" "$v" "$s" "$w" overhead_pct)" -v lo="$(get "$sum" "$v" "$s" "$w" overhead_ci_lo)" \
+		-v hi="$(get "$sum" "$v" "$s" "$w" overhead_ci_hi)" -v v="$v" -v s="$s" -v w="$w" -v t="$tail" \
+		'BEGIN { x = sprintf("%+.1f", o); if (x ~ /^[-+]0\.0$/) x = substr(x, 2)
+			printf "- %s: %s%% [%.1f, %.1f] per %s op with audit %s %s\n", v, x, lo, hi, w, s, t }'
+}
+verdicts_ok() {
+	grep -qxF -- "$(verdict_from_csv rfc idle randread-qd128 '(significant)')" "$M" &&
+		grep -qxF -- "$(verdict_from_csv upstream idle bench-nop '(significant)')" "$M" &&
+		grep -qxF -- "$(verdict_from_csv rfc off randread-qd128 '(not significant)')" "$M" &&
+		between "$(get "$R/synth-a/summary.csv" rfc idle randread-qd128 overhead_pct)" 4.9 5.1
+}
+check "verdict lines carry the summary's overhead and CI, significant or not" verdicts_ok
+check "one verdict line per variant and headline cell (randread-qd128 and bench-nop, idle and off)" \
+	test "$(sed -n '/^## Verdicts/,/^## /p' "$M" | grep -cE '^- (nohooks|nohooks-aa|upstream|rfc): .* per (randread-qd128|bench-nop) op with audit (idle|off)')" = 16
+check "A/A verdict says it is the noise floor, baseline verdict says it does not audit" \
+	both grep -qE '^- nohooks-aa: .*\(A/A control: this is the noise floor\)' "$M" -- \
+	grep -qE '^- nohooks: baseline — does not audit io_uring' "$M"
+failed_listed() {
+	grep -qxF -- '- rfc / syscall-10 / bench-nop: 1 failed, 0 n/a, 2 ok' "$M" &&
+		grep -qF -- 'timeout: rfc / syscall-10 / bench-nop rep 3' "$M"
+}
+check "failed cells listed: the timed-out rfc / syscall-10 / bench-nop rep" failed_listed
+check "profile WARNING for the constructed disagreement (upstream, idle)" \
+	grep -qE '^WARNING: upstream / idle / randread-qd128: the profile puts 4000\.0 instructions per audited op' "$M"
+agree_no_warning() {
+	grep -qE '^\| rfc \| idle \| randread-qd128 \| 3 \| 200\.0 \| 150\.0 \|.*\| yes \|$' "$M" && ! grep -q '^WARNING: rfc' "$M"
+}
+check "no profile WARNING where profile and delta agree (rfc)" agree_no_warning
+embedded() {
+	local n=0 f
+	while read -r f; do
+		[[ -s $R/synth-a/$f ]] || return 1
+		n=$((n + 1))
+	done < <(grep -oE '\]\(plots/[^)]+\.png\)' "$M" | sed 's/^](//; s/)$//')
+	((n == 6))
+}
+check "report embeds every figure with a relative link that resolves" embedded
+environment_ok() {
+	grep -q 'synthhost' "$M" && grep -q 'QEMU emulator version 7.2.synth' "$M" && grep -q 'liburing-dev 2.3-3' "$M" &&
+		grep -q 'c0ffee0000000000000000000000000000c0ffee.*2 uncommitted files' "$M" &&
+		grep -q 'executed guest instructions' "$M"
+}
+check "environment: host, QEMU, packages, lab commit and its uncommitted files, unit meaning" environment_ok
+run report_noaa "$scripts/report.sh" noaa
+check "a run without the A/A control gets a loud note in the noise floor section" \
+	both rc_is report_noaa 0 -- grep -q '^> \*\*WARNING: this run has no A/A control' "$R/noaa/report.md"
+check "report without figures says how to draw them" grep -qF "No figures: draw them with \`scripts/plots.sh noaa\`" "$R/noaa/report.md"
+
+# a broken summary.csv: exit 2, the old report.md left as it was
+cp "$M" "$tmp/report.before"
+cp "$R/synth-a/summary.csv" "$tmp/summary.good"
+sed '1s/overhead_pct,/ovh,/' "$tmp/summary.good" >"$R/synth-a/summary.csv"
+run report_bad "$scripts/report.sh" synth-a
+cp "$tmp/summary.good" "$R/synth-a/summary.csv"
+bad_summary_ok() {
+	exits_2_saying report_bad "no overhead_pct column" && cmp -s "$M" "$tmp/report.before" && [[ ! -e $M.tmp ]]
+}
+check "summary.csv missing a column: exit 2 naming it, report.md untouched, no .tmp" bad_summary_ok
+
+# --- compare -------------------------------------------------------------------------
+snapshot() { (cd "$R" && find synth-a synth-b -type f -print0 | sort -z | xargs -0 sha256sum); }
+snapshot >"$tmp/snap.before"
+run compare "$scripts/compare.sh" synth-a synth-b
+snapshot >"$tmp/snap.after"
+check "compare.sh exits 0" rc_is compare 0
+check "compare: rfc / idle / randread-qd128 changed by +10% and is starred" \
+	grep -qE '^rfc +idle +randread-qd128 +3 +3 +4200\.0 +4620\.0 +\+10\.00 \[[0-9.]+, [0-9.]+\] +\*$' "$tmp/compare.out"
+check "compare: unchanged rfc / off / randread-qd128 shows no change and no star" \
+	grep -qE '^rfc +off +randread-qd128 +3 +3 +4000\.0 +4000\.0 +0\.00 \[-[0-9.]+, [0-9.]+\]$' "$tmp/compare.out"
+check "compare writes nothing in either run dir" cmp -s "$tmp/snap.before" "$tmp/snap.after"
+run compare_out "$scripts/compare.sh" --out "$tmp/cmp.csv" synth-a synth-b
+compare_out_ok() {
+	rc_is compare_out 0 && head -1 "$tmp/cmp.csv" | grep -q '^variant,state,workload,n_a,n_b,.*,change_pct,' &&
+		grep -q '^rfc,idle,randread-qd128,3,3,4200.000,4620.000,10.000,' "$tmp/cmp.csv"
+}
+check "compare --out FILE writes labstat's CSV there" compare_out_ok
+
+# --- bad input ------------------------------------------------------------------------
+run bad_plots "$scripts/plots.sh" nosuch
+check "plots.sh with an unknown run id: exit 2, one line naming it" exits_2_saying bad_plots "no results/nosuch"
+run bad_report "$scripts/report.sh" nosuch
+check "report.sh with an unknown run id: exit 2, one line naming it" exits_2_saying bad_report "no results/nosuch"
+run bad_compare "$scripts/compare.sh" synth-a nosuch
+check "compare.sh with an unknown run id: exit 2, one line naming it" exits_2_saying bad_compare "no results/nosuch/cells.csv"
+run bad_unsummed "$scripts/report.sh" unsummed
+check "report.sh on a run without summary.csv: exit 2, says to run summary" \
+	exits_2_saying bad_unsummed "run ./run.sh summary unsummed first"
+run bad_noargs "$scripts/report.sh"
+check "report.sh without a run id: exit 2 with usage" exits_2_saying bad_noargs "usage: report.sh RUN"
+check "rejected runs left no report or plots behind" \
+	test ! -e "$R/unsummed/report.md" -a ! -e "$R/unsummed/plots" -a ! -e "$R/nosuch"
