@@ -19,6 +19,6 @@ set title sprintf('%s: throughput per kernel variant (median, 95%% CI) — %s', 
 x(i) = strcol('variant') eq word(variants, i) ? bar_x(column('cluster'), i - 1, nv) : NaN
 plot for [i=1:nv] data using (x(i)):'ops_per_sec':(bar_w(nv) * 0.9) with boxes \
 		lc rgb vcolor(word(variants, i)) title word(variants, i), \
-	for [i=1:nv] data using (x(i)):'ops_per_sec':'ci_lo':'ci_hi' with yerrorbars \
-		lc rgb err_color lw 1.2 pt 7 ps 0 notitle, \
+	for [i=1:nv] data using (x(i)):'ci_lo':(0):(column('ci_hi') - column('ci_lo')) \
+		with vectors arrowstyle ci_style notitle, \
 	data using 'cluster':(NaN):xtic(strcol('state')) notitle

@@ -30,6 +30,6 @@ plot data using 'cluster':(0):(column('cluster') - 0.45):(column('cluster') + 0.
 		fs solid 1.0 noborder lc rgb floor_color title (has_floor ? 'A/A noise floor (±)' : ''), \
 	for [i=1:nv] data using (x(i)):'overhead_pct':(bar_w(nv) * 0.9) with boxes \
 		lc rgb vcolor(word(variants, i)) title word(variants, i), \
-	for [i=1:nv] data using (x(i)):'overhead_pct':'ci_lo':'ci_hi' with yerrorbars \
-		lc rgb err_color lw 1.2 pt 7 ps 0 notitle, \
+	for [i=1:nv] data using (x(i)):'ci_lo':(0):(column('ci_hi') - column('ci_lo')) \
+		with vectors arrowstyle ci_style notitle, \
 	data using 'cluster':(NaN):xtic(strcol('state')) notitle

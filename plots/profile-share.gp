@@ -20,6 +20,6 @@ set title sprintf('%s: share of io_issue_sqe time in the audit hooks (range over
 x(i) = strcol('variant') eq word(variants, i) ? bar_x(column('cluster'), i - 1, nv) : NaN
 plot for [i=1:nv] data using (x(i)):'share_pct':(bar_w(nv) * 0.9) with boxes \
 		lc rgb vcolor(word(variants, i)) title word(variants, i), \
-	for [i=1:nv] data using (x(i)):'share_pct':'rep_min_pct':'rep_max_pct' with yerrorbars \
-		lc rgb err_color lw 1.2 pt 7 ps 0 notitle, \
+	for [i=1:nv] data using (x(i)):'rep_min_pct':(0):(column('rep_max_pct') - column('rep_min_pct')) \
+		with vectors arrowstyle ci_style notitle, \
 	data using 'cluster':(NaN):xtic(strcol('state')) notitle

@@ -46,9 +46,13 @@ vpoint(v) = v eq 'nohooks' ? 4 : v eq 'nohooks-aa' ? 6 : v eq 'noaudit' ? 8 : \
 # baselines dashed in line plots
 vdash(v) = (v eq 'nohooks' || v eq 'nohooks-aa' || v eq 'noaudit') ? 2 : 1
 
-# the A/A noise floor band and the error bars
+# the A/A noise floor band; CI whiskers are vectors with flat caps (gnuplot's
+# yerrorbars leave a gap around the point, which hides small CIs on bars):
+#   using x:lo:(0):(hi - lo) with vectors arrowstyle ci_style
 floor_color = 0xe8e8e8
 err_color = 0x000000
+ci_style = 8
+set style arrow ci_style heads size screen 0.005,90 lc rgb err_color lw 1.2
 
 # clustered bars: cluster c (0-based) holds n bars, slot s (0-based) of them
 bar_w(n) = 0.8 / n

@@ -15,8 +15,8 @@ tr -d '\r' <"$f" | awk '
 		if (unit == "s") return v * 1000000000
 		return v
 	}
-	/^@@LAB begin ftrace workload=/ { w = $3; sub(/workload=/, "", w); mode = "ftrace"; next }
-	/^@@LAB begin perf workload=/ { w = $3; sub(/workload=/, "", w); mode = "perf"; next }
+	/^@@LAB begin ftrace workload=/ { w = $4; sub(/workload=/, "", w); mode = "ftrace"; next }
+	/^@@LAB begin perf workload=/ { w = $4; sub(/workload=/, "", w); mode = "perf"; next }
 	/^@@LAB end (ftrace|perf)/ { mode = ""; next }
 	/^@@LAB/ { next }
 	mode == "ftrace" && NF >= 6 && $2 ~ /^[0-9]+$/ {

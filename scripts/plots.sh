@@ -32,6 +32,7 @@ while (($#)); do
 		;;
 	esac
 done
+[[ -n $run ]] || die_usage "usage: plots.sh RUN [--rules-workload WORKLOAD] (a run id from ${LAB_RESULTS:-$LAB_ROOT/results}/)"
 results=${LAB_RESULTS:-$LAB_ROOT/results}
 dir=$results/$run
 [[ -n $run && $run != */* && -d $dir ]] || die_usage "plots: no results/$run; give a run id from $results/"
@@ -104,6 +105,9 @@ workloads=$(awk -F, "$awk_lib"'
 	{ check_row(); if (!(f("workload") in w)) { w[f("workload")] = workload_rank(f("workload")) } }
 	END { if (bad) exit bad; for (x in w) print w[x], x }' "$summary" | sort -n | cut -d' ' -f2)
 [[ -n $workloads ]] || die_usage "plots: results/$run/summary.csv has no rows; rerun ./run.sh summary $run"
+if [[ -n $rules_wl ]] && ! grep -qxF -- "$rules_wl" <<<"$workloads"; then
+	die_usage "plots: --rules-workload '$rules_wl' is not in results/$run/summary.csv; it has: $(echo "$workloads" | paste -sd' ')"
+fi
 
 # accelerator label and cost unit: manifest first, then the CSVs
 accel=""
@@ -216,12 +220,7 @@ rules_csv() {
 		END { if (bad) exit bad }' "$summary" | sort -k1,1n -k2,2n | cut -d' ' -f3-
 }
 has_syscall_n() { grep -q ',syscall-[0-9]*,' <<<"$1"; }
-if [[ -n $rules_wl ]]; then
-	grep -qx -- "$rules_wl" <<<"$workloads" || die_usage "plots: --rules-workload '$rules_wl' is not in results/$run/summary.csv; it has: $(echo "$workloads" | paste -sd' ')"
-	candidates=$rules_wl
-else
-	candidates=$workloads
-fi
+candidates=${rules_wl:-$workloads}
 rules_done=""
 for w in $candidates; do
 	rows=$(rules_csv "$w")

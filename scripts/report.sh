@@ -164,8 +164,8 @@ noise_floor() {
 			}
 		if (!nr) {
 			print "> **WARNING: this run has no A/A control.** There are no `" aa "` rows with n ≥ 2, so there is no measured noise floor:"
-			print "> \"significant\" below means only that an overhead CI excludes 0, which at 3 reps against 3 happens by chance"
-			print "> about 1 time in 10 with no real difference. Rerun the matrix with `--variants ...," aa "` to measure the floor."
+			print "> \"significant\" below means only that an overhead CI excludes 0, which with few reps also happens by chance"
+			print "> when there is no real difference (`labstat -h` gives the odds). Rerun the matrix with `--variants ...," aa "`."
 			print ""
 			exit
 		}
