@@ -16,6 +16,9 @@ usage: ./run.sh COMMAND [ARGS]
          [--runtime S] [--accel kvm|tcg|auto] [--resume RUN]
                              run the measurement matrix into results/<run-id>/
   summary RUN                recompute results/RUN/summary.csv from its cells
+  plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
+  report RUN                 summary + plots + results/RUN/report.md
+  compare RUN_A RUN_B        per-cell change between two runs, with CIs
   test [--quick]             run the test suite (TAP)
 USAGE
 	exit 2
@@ -37,6 +40,14 @@ matrix)
 	exec "$root/scripts/matrix.sh" "$@"
 	;;
 summary) exec "$root/scripts/summary.sh" "$@" ;;
+plots) exec "$root/scripts/plots.sh" "$@" ;;
+report)
+	(($# == 1)) || usage
+	"$root/scripts/summary.sh" "$1"
+	"$root/scripts/plots.sh" "$1"
+	exec "$root/scripts/report.sh" "$1"
+	;;
+compare) exec "$root/scripts/compare.sh" "$@" ;;
 test)
 	"$root/scripts/setup.sh"
 	exec "$root/tests/run-tests.sh" "$@"

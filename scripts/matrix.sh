@@ -188,8 +188,13 @@ if [[ ! -f $dir/cells.csv ]]; then
 	} >"$dir/cells.csv"
 fi
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
-if [[ -x $LAB_ROOT/scripts/summary.sh ]]; then
-	"$LAB_ROOT/scripts/summary.sh" "$(basename "$dir")" || log "matrix: summary failed (cells.csv is intact)"
+# summaries, figures and the report are always recomputed from the cells
+run=$(basename "$dir")
+if "$LAB_ROOT/scripts/summary.sh" "$run"; then
+	"$LAB_ROOT/scripts/plots.sh" "$run" || log "matrix: plots failed (summary.csv is intact)"
+	"$LAB_ROOT/scripts/report.sh" "$run" || log "matrix: report failed (summary.csv is intact)"
+else
+	log "matrix: summary failed (cells.csv is intact)"
 fi
 log "matrix: results in $dir"
 ((failed == 0))
