@@ -258,7 +258,8 @@ else
 			if (!(k in seen)) { seen[k] = 1; keys[nk++] = k }
 			if (!(kr in rseen)) { rseen[kr] = 1; reps[k] = reps[k] " " f("rep") }
 		}
-		f("function") ~ /^(__audit_uring_entry|__audit_uring_exit|audit_reset_context|audit_filter_.*)$/ {
+		# top-level hooks only: with graph-time their callees are already inside them
+		f("function") ~ /^__audit_uring_(entry|exit)$/ {
 			hook[kr] += f("avg_ns") * f("hits")
 		}
 		f("function") == "io_issue_sqe" { issue[kr] += f("total_ns") }
