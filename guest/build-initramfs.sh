@@ -8,7 +8,8 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
 out=$LAB_CACHE/initramfs
-img=$out/initramfs.cpio.gz
+# uncompressed: unpacking ~110 MB of gzip costs ~2.3 s of TCG wall time per boot
+img=$out/initramfs.cpio
 bindir=$LAB_CACHE/bin
 mkdir -p "$out" "$bindir"
 # one builder at a time: concurrent boots must not interleave their writes
@@ -64,8 +65,8 @@ mkdir -p "$root/lab/scripts"
 cp "$LAB_ROOT"/guest/scripts/*.sh "$root/lab/scripts/"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
-(cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) | gzip -1 >"$tmpimg"
-gzip -t "$tmpimg" || die "initramfs: compressed image fails gzip -t"
+(cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) >"$tmpimg"
+chmod 644 "$tmpimg"
 mv "$tmpimg" "$img"
 echo "$id" >"$out/stamp"
 log "initramfs: $img ($(du -h "$img" | cut -f1))"

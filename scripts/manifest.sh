@@ -44,7 +44,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg commit "$commit" --arg dirty "$dirty" \
 	--arg runtime "$runtime" --arg reps "$reps" \
 	--arg states "$states" --arg workloads "$workloads" \
-	--arg initramfs "$(sha256_of "$LAB_CACHE/initramfs/initramfs.cpio.gz" 2>/dev/null || true)" \
+	--arg initramfs "$(sha256_of "$LAB_CACHE/initramfs/initramfs.cpio" 2>/dev/null || true)" \
 	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
 	'{run_id: $run, created: $created,
 	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,
