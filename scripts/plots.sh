@@ -45,7 +45,7 @@ command -v gnuplot >/dev/null || die "plots: gnuplot not found; install gnuplot-
 
 # --- shared awk: columns by header name, names checked, canonical orders --------
 # shellcheck disable=SC2016 # awk source, expanded by awk
-awk_lib='
+awk_lib=$(cat "$LAB_ROOT/lib/order.awk")'
 function need(name) {
 	if (!(name in c)) {
 		printf "error: %s: no %s column in the header; regenerate it (./run.sh summary RUN)\n", FILENAME, name > "/dev/stderr"
@@ -69,23 +69,6 @@ function check_row(   i) {
 	}
 }
 function num(x) { return x == "" ? "NaN" : x }
-# off, idle, syscall-N by N, uring-miss, uring-hit, smack, then the rest as seen
-function state_rank(s,   r) {
-	if (s == "off") return 0
-	if (s == "idle") return 1
-	if (s ~ /^syscall-[0-9]+$/) { r = s; sub(/^syscall-/, "", r); return 2 + r / 1e9 }
-	if (s == "uring-miss") return 3
-	if (s == "uring-hit") return 4
-	if (s == "smack") return 5
-	if (!(s in seen_rank)) seen_rank[s] = 10 + (++nseen_rank)
-	return seen_rank[s]
-}
-function workload_rank(w,   i, n, a) {
-	n = split("randread-qd128 randread-qd1 randread-polled randread-sqpoll bench-nop bench-read bench-openclose bench-personality", a, " ")
-	for (i = 1; i <= n; i++) if (a[i] == w) return i
-	if (!(w in seen_wrank)) seen_wrank[w] = 100 + (++nseen_wrank)
-	return seen_wrank[w]
-}
 # order_states(): fill ord[0..nst-1] from st[0..nst-1] by state_rank, and pos[state]
 function order_states(   i, j, t) {
 	for (i = 0; i < nst; i++) ord[i] = st[i]

@@ -57,7 +57,7 @@ fi
 
 # --- shared awk: columns by header name, canonical orders, number formats -------
 # shellcheck disable=SC2016 # awk source, expanded by awk
-awk_lib='
+awk_lib=$(cat "$LAB_ROOT/lib/order.awk")'
 function header(cols,   i, n, a) {
 	delete c
 	for (i = 1; i <= NF; i++) c[$i] = i
@@ -74,22 +74,6 @@ function check_row() {
 		printf "error: %s:%d: quoted field; names with commas or quotes are not supported, rename the variant/state/workload\n", FILENAME, FNR > "/dev/stderr"
 		bad = 2; exit 2
 	}
-}
-function state_rank(s,   r) {
-	if (s == "off") return 0
-	if (s == "idle") return 1
-	if (s ~ /^syscall-[0-9]+$/) { r = s; sub(/^syscall-/, "", r); return 2 + r / 1e9 }
-	if (s == "uring-miss") return 3
-	if (s == "uring-hit") return 4
-	if (s == "smack") return 5
-	if (!(s in seen_rank)) seen_rank[s] = 10 + (++nseen_rank)
-	return seen_rank[s]
-}
-function workload_rank(w,   i, n, a) {
-	n = split("randread-qd128 randread-qd1 randread-polled randread-sqpoll bench-nop bench-read bench-openclose bench-personality", a, " ")
-	for (i = 1; i <= n; i++) if (a[i] == w) return i
-	if (!(w in seen_wrank)) seen_wrank[w] = 100 + (++nseen_wrank)
-	return seen_wrank[w]
 }
 # sort_by_rank(arr, n, kind): sort arr[0..n-1] in place by state or workload rank
 function sort_by_rank(arr, n, kind,   i, j, t) {
