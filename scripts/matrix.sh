@@ -37,7 +37,7 @@ else
 		: "${variants:=upstream,rfc}" "${states:=off,idle}" "${workloads:=randread-qd128}" "${reps:=1}" "${runtime:=5}" "${profile:=none}"
 	else
 		: "${variants:=$(cat "$LAB_ROOT/workloads/matrix.variants")}" "${states:=$(known_states | paste -sd,)}"
-		: "${reps:=3}" "${runtime:=2}" "${profile:=randread-qd128,bench-nop}"
+		: "${reps:=3}" "${runtime:=1}" "${profile:=randread-qd128,bench-nop}"
 	fi
 fi
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps must be a positive whole number (got '$reps')"
