@@ -60,8 +60,10 @@ pad=$(printf '%*s' $((seed % 64)) '' | tr ' ' 'x')
 # no LSM unless the state asks for one: Smack is built in for the smack state
 lsm=lsm=capability
 [[ $STATE_CMDLINE == *lsm=* ]] && lsm=""
-# i8042.*: no PS/2 probing (0.6 s of guest time at every boot)
-cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad"
+# i8042.*: no PS/2 probing (0.6 s of guest time at every boot); noapictimer:
+# without ACPI the local APIC timer calibration stalls ~10 s of wall time
+# under icount with sleep=off, so the PIT is the clock event device
+cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad"
 case $accel in
 tcg) accel_args=(-accel tcg -icount 'shift=0,sleep=off,align=off' -cpu max) ;;
 kvm) accel_args=(-accel kvm -cpu host) ;;
