@@ -81,3 +81,24 @@ check_workload() {
 	[[ -n $1 && ( -f $LAB_ROOT/workloads/$1.fio || -f $LAB_ROOT/workloads/$1.bench ) ]] ||
 		die_usage "unknown workload '$1'; known: $(known_workloads | tr '\n' ' ')"
 }
+
+# run_accel_unit RUN_DIR SUMMARY_CSV UNKNOWN_LABEL: set accel, unit and
+# accel_label for a results dir: the accelerator from manifest.json, else the
+# summary's accel column; the unit from cells.csv's ns_per_op_unit, else
+# derived from the accelerator. Shared by scripts/plots.sh and report.sh.
+run_accel_unit() {
+	local dir=$1 summary=$2 unknown=$3
+	# first non-empty value of column NAME in FILE
+	first_of() { awk -F, -v name="$1" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == name) k = i; next } k && $k != "" { print $k; exit }' "$2"; }
+	accel=""
+	[[ -f $dir/manifest.json ]] && accel=$(jq -r '.accel // empty' "$dir/manifest.json" 2>/dev/null || true)
+	[[ -n $accel ]] || accel=$(first_of accel "$summary")
+	unit=""
+	[[ -f $dir/cells.csv ]] && unit=$(first_of ns_per_op_unit "$dir/cells.csv")
+	[[ -n $unit ]] || unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
+	case $accel in
+	tcg) accel_label=tcg-icount ;;
+	"") accel_label=$unknown ;;
+	*) accel_label=$accel ;;
+	esac
+}

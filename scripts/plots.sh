@@ -93,17 +93,7 @@ if [[ -n $rules_wl ]] && ! grep -qxF -- "$rules_wl" <<<"$workloads"; then
 fi
 
 # accelerator label and cost unit: manifest first, then the CSVs
-accel=""
-[[ -f $dir/manifest.json ]] && accel=$(jq -r '.accel // empty' "$dir/manifest.json" 2>/dev/null || true)
-[[ -n $accel ]] || accel=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") k = i; next } k && $k != "" { print $k; exit }' "$summary")
-unit=""
-[[ -f $dir/cells.csv ]] && unit=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ns_per_op_unit") k = i; next } k && $k != "" { print $k; exit }' "$dir/cells.csv")
-[[ -n $unit ]] || unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
-case $accel in
-tcg) accel_label=tcg-icount ;;
-"") accel_label="unknown accel" ;;
-*) accel_label=$accel ;;
-esac
+run_accel_unit "$dir" "$summary" "unknown accel"
 [[ $accel_label =~ ^[A-Za-z0-9\ ._+-]+$ && $unit =~ ^[A-Za-z0-9._+-]+$ ]] ||
 	die_usage "plots: accel '$accel' or unit '$unit' has odd characters; check manifest.json and cells.csv"
 

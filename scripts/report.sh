@@ -34,17 +34,7 @@ if [[ -f $manifest ]] && ! jq -e . "$manifest" >/dev/null 2>&1; then
 fi
 
 # accelerator and cost unit: the manifest first, then the CSVs
-accel=""
-[[ -f $manifest ]] && accel=$(jq -r '.accel // empty' "$manifest")
-[[ -n $accel ]] || accel=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "accel") k = i; next } k && $k != "" { print $k; exit }' "$summary")
-unit=""
-[[ -f $dir/cells.csv ]] && unit=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "ns_per_op_unit") k = i; next } k && $k != "" { print $k; exit }' "$dir/cells.csv")
-[[ -n $unit ]] || unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
-case $accel in
-tcg) accel_label=tcg-icount ;;
-"") accel_label="unknown accelerator" ;;
-*) accel_label=$accel ;;
-esac
+run_accel_unit "$dir" "$summary" "unknown accelerator"
 unit_meaning=""
 [[ -f $manifest ]] && unit_meaning=$(jq -r '.ns_per_op_unit // empty' "$manifest")
 if [[ -z $unit_meaning ]]; then

@@ -14,3 +14,13 @@ check() {
 	if "$@"; then ok "$desc"; else not_ok "$desc"; fi
 }
 quick() { [[ ${LAB_TEST_QUICK:-0} == 1 ]]; }
+# both CMD1... -- CMD2...: both succeed
+both() {
+	local first=()
+	while [[ $1 != -- ]]; do
+		first+=("$1")
+		shift
+	done
+	shift
+	"${first[@]}" && "$@"
+}

@@ -3,6 +3,8 @@
 # known data files in tests/data/labstat/. Prints one unnumbered TAP line per
 # check ("ok - ..." / "not ok - ..."); exits 1 if any check failed.
 set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 data=$root/tests/data/labstat
@@ -61,16 +63,6 @@ eq() { [[ $1 == "$2" ]]; }
 differ() { ! cmp -s "$1" "$2"; }
 # same_rows A B: the same data rows, in any order
 same_rows() { diff <(tail -n +2 "$1" | sort) <(tail -n +2 "$2" | sort) >/dev/null; }
-# both CMD1... -- CMD2...: both succeed
-both() {
-	local a=()
-	while [[ $1 != -- ]]; do
-		a+=("$1")
-		shift
-	done
-	shift
-	"${a[@]}" && "$@"
-}
 
 # --- build ---------------------------------------------------------------------
 if make -s -C "$root/bench" O="$tmp" "$tmp/labstat" >"$tmp/build.log" 2>&1 && [[ ! -s $tmp/build.log ]]; then

@@ -36,16 +36,6 @@ get() {
 }
 # row MD VARIANT STATE WORKLOAD: the summary table row of report.md
 row() { grep -E "^\| $2 \| $3 \| $4 \| " "$1"; }
-# both CMD1... -- CMD2...: both succeed
-both() {
-	local a=()
-	while [[ $1 != -- ]]; do
-		a+=("$1")
-		shift
-	done
-	shift
-	"${a[@]}" && "$@"
-}
 between() { [[ $1 =~ ^-?[0-9]+(\.[0-9]+)?$ ]] && awk -v x="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(x >= lo && x <= hi) }'; }
 
 # make_run DIR [FACTOR]: cells.csv, profile.csv and manifest.json of a
