@@ -14,7 +14,6 @@ shift
 
 missing=$(awk '
 	# fragments: remember the last requested value of each symbol
-	FNR == NR && 0 { }
 	FILENAME != cfg {
 		if ($0 ~ /^CONFIG_[A-Za-z0-9_]+=/) {
 			sym = $0; sub(/=.*/, "", sym); want[sym] = $0

@@ -109,6 +109,27 @@ for b in "${boots[@]}"; do
 done
 ((done_before)) && log "matrix: resuming: $done_before of $total boots already done, $((total - done_before)) to run"
 
+# write_run_csvs: cells.csv (and profile.csv) from the per-boot files, in boot
+# order; called after every boot, so a killed run leaves a current cells.csv
+write_run_csvs() {
+	local bb bv bs br
+	{
+		echo "$header"
+		for bb in "${boots[@]}"; do
+			read -r bv bs br <<<"$bb"
+			[[ -f $dir/cells/$bv.$bs.$br.csv ]] && cat "$dir/cells/$bv.$bs.$br.csv"
+		done
+	} >"$dir/cells.csv.tmp"
+	mv "$dir/cells.csv.tmp" "$dir/cells.csv"
+	if compgen -G "$dir/cells/*.profile" >/dev/null; then
+		{
+			echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
+			cat "$dir"/cells/*.profile
+		} >"$dir/profile.csv.tmp"
+		mv "$dir/profile.csv.tmp" "$dir/profile.csv"
+	fi
+}
+
 start=$(now)
 n=0 ran=0 failed=0
 for b in "${boots[@]}"; do
@@ -165,28 +186,9 @@ for b in "${boots[@]}"; do
 		"$LAB_ROOT/scripts/parse-profile.sh" "$dir/$raw/results.txt" | sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
 	fi
 	mv "$cell.tmp" "$cell"
-	{
-		echo "$header"
-		for bb in "${boots[@]}"; do
-			read -r bv bs br <<<"$bb"
-			[[ -f $dir/cells/$bv.$bs.$br.csv ]] && cat "$dir/cells/$bv.$bs.$br.csv"
-		done
-	} >"$dir/cells.csv.tmp"
-	mv "$dir/cells.csv.tmp" "$dir/cells.csv"
-	if compgen -G "$dir/cells/*.profile" >/dev/null; then
-		{
-			echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
-			cat "$dir"/cells/*.profile
-		} >"$dir/profile.csv.tmp"
-		mv "$dir/profile.csv.tmp" "$dir/profile.csv"
-	fi
+	write_run_csvs
 done
-if [[ ! -f $dir/cells.csv ]]; then
-	{
-		echo "$header"
-		for bb in "${boots[@]}"; do read -r bv bs br <<<"$bb"; cat "$dir/cells/$bv.$bs.$br.csv"; done
-	} >"$dir/cells.csv"
-fi
+write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
 # summaries, figures and the report are always recomputed from the cells
 run=$(basename "$dir")
