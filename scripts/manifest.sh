@@ -1,5 +1,5 @@
 #!/bin/bash
-# manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS: write
+# manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS JOBS: write
 # RUN_DIR/manifest.json, everything needed to reproduce the run: host, accel,
 # QEMU and package versions, lab commit, and per variant the series, config
 # and bzImage hashes.
@@ -7,8 +7,8 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-(($# == 7)) || die_usage "usage: manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS"
-dir=$1 accel=$2 runtime=$3 reps=$4 variants=$5 states=$6 workloads=$7
+(($# == 8)) || die_usage "usage: manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS JOBS"
+dir=$1 accel=$2 runtime=$3 reps=$4 variants=$5 states=$6 workloads=$7 jobs=$8
 
 pkgs=$(for p in linux-source-6.1 qemu-system-x86 fio liburing-dev libaudit-dev auditd busybox-static gcc-12 ccache linux-perf gnuplot-nox libgsl-dev; do
 	dpkg-query -W -f='${Package}\t${Version}\n' "$p" 2>/dev/null || printf '%s\tmissing\n' "$p"
@@ -34,7 +34,7 @@ done | jq -s .)
 commit=$(git -C "$LAB_ROOT" rev-parse HEAD 2>/dev/null || echo none)
 dirty=$(git -C "$LAB_ROOT" status --porcelain 2>/dev/null | grep -c . || true)
 jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	--arg accel "$accel" --arg accel_args "$(if [[ $accel == tcg ]]; then echo '-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1'; else echo '-accel kvm -cpu host -smp 1'; fi)" \
+	--arg accel "$accel" --arg accel_args "$(if [[ $accel == tcg ]]; then echo '-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; else echo '-accel kvm -cpu host -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; fi)" \
 	--arg unit "$(if [[ $accel == tcg ]]; then echo 'guest ns under tcg-icount shift=0 = executed guest instructions'; else echo 'guest wall-clock ns (KVM)'; fi)" \
 	--arg host "$(hostname)" --arg kernel "$(uname -r)" \
 	--arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
@@ -42,7 +42,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg qemu "$(qemu-system-x86_64 --version | head -1)" \
 	--argjson packages "$pkgs" --argjson variants "$vjson" \
 	--arg commit "$commit" --arg dirty "$dirty" \
-	--arg runtime "$runtime" --arg reps "$reps" \
+	--arg runtime "$runtime" --arg reps "$reps" --arg jobs "$jobs" \
 	--arg states "$states" --arg workloads "$workloads" \
 	--arg initramfs "$(sha256_of "$LAB_CACHE/initramfs/initramfs.cpio" 2>/dev/null || true)" \
 	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
@@ -54,6 +54,6 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	  linux_source_tarball_sha256: $tarball, initramfs_sha256: $initramfs,
 	  matrix: {variants: $variants, states: ($states | split(",")),
 	           workloads: ($workloads | split(",")), reps: ($reps | tonumber),
-	           runtime_guest_secs: ($runtime | tonumber),
+	           runtime_guest_secs: ($runtime | tonumber), guests_at_once: ($jobs | tonumber),
 	           layout: "rep r boots with QEMU -seed s (guest RNG, KASLR) and s%64 bytes of cmdline padding; s = r, or 1000 + r for an A/A (-aa) variant"}}' >"$dir/manifest.json.tmp"
 mv "$dir/manifest.json.tmp" "$dir/manifest.json"

@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
+boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 while (($#)); do
 	case $1 in
@@ -22,6 +22,7 @@ while (($#)); do
 	--resume) resume=$2; shift 2 ;;
 	--run-id) run_id=$2; shift 2 ;;
 	--profile) profile=$2; shift 2 ;;
+	--jobs) boot_jobs=$2; shift 2 ;;
 	*) die_usage "matrix: unknown option '$1' (see ./run.sh help)" ;;
 	esac
 done
@@ -74,23 +75,28 @@ profile_for() {
 	(IFS=,; echo "${out[*]}")
 }
 
-# builds first, so boots never wait on a compiler
-kernels=$(tr ',' '\n' <<<"$variants" | sed 's/-aa$//' | awk '!seen[$0]++')
-nk=$(wc -w <<<"$kernels")
-start=$(now)
-i=0
-for k in $kernels; do
-	i=$((i + 1))
-	progress "$i" "$nk" "$start" "kernel $k"
-	"$LAB_ROOT/kernel/build.sh" "$k"
-done
-"$LAB_ROOT/guest/build-initramfs.sh" >/dev/null
-all_wl=$(for s in ${states//,/ }; do state_workloads "$s" | tr ',' '\n'; done | awk '!seen[$0]++' | paste -sd,)
-"$LAB_ROOT/scripts/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$all_wl"
+# How many guests at once, and whether they may run while kernels build.
+# Under tcg-icount guest time is a count of executed instructions and the RTC
+# is pinned to the virtual clock, so a busy host moves no figure: the same
+# boot alone, next to a second guest, or beside a build gives bit-identical
+# results (tests/52-parallel-determinism.sh checks it). There guests run
+# nproc at a time and start as soon as their kernel is built. Under KVM the
+# figures are wall-clock ns that a neighbour would move, so every kernel is
+# built first and one guest runs at a time.
+if [[ $accel == tcg ]]; then
+	boot_jobs=${boot_jobs:-$LAB_JOBS} overlap=1
+else
+	boot_jobs=${boot_jobs:-1} overlap=0
+fi
+[[ $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
 
 # shellcheck source=/dev/null
 needs_audit() { (. "$LAB_ROOT/workloads/states/$1.state" && echo "$STATE_NEEDS_AUDIT"); }
-has_audit() { ! grep -q '^# CONFIG_AUDIT is not set' "$(build_of "${1%-aa}")/.config"; }
+# a kernel has audit unless its fragment turns it off (check-config.sh makes
+# every fragment option stick), so n/a is known before the kernel is built
+has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
+# seed_of VARIANT REP: rep r boots with seed r; the A/A control with 1000 + r
+seed_of() { if [[ $1 == *-aa ]]; then echo $((1000 + $2)); else echo "$2"; fi; }
 unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
 header="variant,state,workload,rep,seed,accel,status,ops_per_sec,ns_per_op,ns_per_op_unit,clat_p50_ns,clat_p99_ns,wall_secs,raw"
 
@@ -103,11 +109,34 @@ for r in $(seq "$reps"); do
 done
 total=${#boots[@]}
 done_before=0
-for b in "${boots[@]}"; do
-	read -r v s r <<<"$b"
-	[[ -f $dir/cells/$v.$s.$r.csv ]] && done_before=$((done_before + 1))
+declare -A boot_state=() # index -> pending|running|finished
+for i in "${!boots[@]}"; do
+	read -r v s r <<<"${boots[$i]}"
+	if [[ -f $dir/cells/$v.$s.$r.csv ]]; then
+		done_before=$((done_before + 1))
+		boot_state[$i]=finished
+	else
+		boot_state[$i]=pending
+	fi
 done
+# boots of states a kernel cannot have (audit rules without audit) are n/a
+n_na=0
+for i in "${!boots[@]}"; do
+	[[ ${boot_state[$i]} == pending ]] || continue
+	read -r v s r <<<"${boots[$i]}"
+	if [[ $(needs_audit "$s") != 1 ]] || has_audit "$v"; then continue; fi
+	seed=$(seed_of "$v" "$r")
+	wl=$(state_workloads "$s")
+	for w in ${wl//,/ }; do
+		echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"
+	done >"$dir/cells/$v.$s.$r.csv.tmp"
+	mv "$dir/cells/$v.$s.$r.csv.tmp" "$dir/cells/$v.$s.$r.csv"
+	boot_state[$i]=finished
+	n_na=$((n_na + 1))
+done
+to_run=$((total - done_before - n_na))
 ((done_before)) && log "matrix: resuming: $done_before of $total boots already done, $((total - done_before)) to run"
+log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time$( ((overlap)) && echo ', booting each kernel as soon as it is built')"
 
 # write_run_csvs: cells.csv (and profile.csv) from the per-boot files, in boot
 # order; called after every boot, so a killed run leaves a current cells.csv
@@ -130,66 +159,121 @@ write_run_csvs() {
 	fi
 }
 
-start=$(now)
-n=0 ran=0 failed=0
-for b in "${boots[@]}"; do
-	read -r v s r <<<"$b"
-	n=$((n + 1))
-	cell=$dir/cells/$v.$s.$r.csv
-	[[ -f $cell ]] && continue
-	seed=$r
-	[[ $v == *-aa ]] && seed=$((1000 + r))
-	raw=raw/$v.$s.r$r
+# Builds and boots are background jobs, each in its own session (setsid) so
+# that an interrupted matrix can stop a job with everything it started: by
+# session, since timeout(1) moves QEMU into a process group of its own.
+declare -A running_jobs=() kernel_ok=()
+kill_jobs() {
+	local pid
+	for pid in "${!running_jobs[@]}"; do pkill -TERM -s "$pid" 2>/dev/null || true; done
+}
+trap 'kill_jobs' EXIT
+trap 'log "matrix: interrupted; finished boots are kept, go on with --resume $(basename "$dir")"; exit 130' INT TERM
+
+kernels=$(tr ',' '\n' <<<"$variants" | sed 's/-aa$//' | awk '!seen[$0]++')
+mapfile -t build_queue <<<"$kernels"
+nk=${#build_queue[@]} nb=0 building="" build_start=$(now)
+start_next_build() {
+	[[ -z $building ]] && ((${#build_queue[@]})) || return 0
+	building=${build_queue[0]}
+	build_queue=("${build_queue[@]:1}")
+	nb=$((nb + 1))
+	progress "$nb" "$nk" "$build_start" "kernel $building$( ((overlap)) && echo ' (in the background, niced)')"
+	# shellcheck disable=SC2016 # $1..$3 belong to the inner bash
+	setsid nice -n 10 bash -o pipefail -c '"$1" "$2" 2>&1 | tee "$3" >&2' build \
+		"$LAB_ROOT/kernel/build.sh" "$building" "$dir/raw/build-$building.log" &
+	running_jobs[$!]="build $building"
+}
+builds_done() { [[ -z $building ]] && ((${#build_queue[@]} == 0)); }
+
+start_next_build
+"$LAB_ROOT/guest/build-initramfs.sh" >/dev/null
+all_wl=$(for s in ${states//,/ }; do state_workloads "$s" | tr ',' '\n'; done | awk '!seen[$0]++' | paste -sd,)
+manifest_written=0
+write_manifest() {
+	((manifest_written)) && return 0
+	"$LAB_ROOT/scripts/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$all_wl" "$boot_jobs"
+	manifest_written=1
+}
+
+# start_boot INDEX: start the boot's guest as a job
+nboots=0
+start_boot() {
+	local i=$1 v s r seed wl prof el eta=""
+	read -r v s r <<<"${boots[$i]}"
+	seed=$(seed_of "$v" "$r")
 	wl=$(state_workloads "$s")
+	boot_state[$i]=running
 	prof=$(profile_for "$s" "$r")
-	if [[ $(needs_audit "$s") == 1 ]] && ! has_audit "$v"; then
-		for w in ${wl//,/ }; do
-			echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"
-		done >"$cell.tmp"
-		mv "$cell.tmp" "$cell"
-		continue
-	fi
-	if ((ran > 0)); then
-		el=$(($(now) - start))
-		eta=", ETA $(fmt_secs $((el * (total - n + 1) / ran)))"
-	else
-		eta=""
-	fi
-	log "[$n/$total] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs $(($(now) - start)))$eta)"
-	rm -rf "${dir:?}/$raw"
-	boot_status=ok
-	"$LAB_ROOT/guest/boot.sh" --accel "$accel" --seed "$seed" --runtime "$runtime" \
-		--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/$raw" "${v%-aa}" "$s" || boot_status=$(sed -n 's/^status=//p' "$dir/$raw/boot.info" 2>/dev/null || echo boot-error)
-	ran=$((ran + 1))
-	wall=$(sed -n 's/^wall_secs=//p' "$dir/$raw/boot.info" 2>/dev/null || echo 0)
-	parsed=$("$LAB_ROOT/scripts/parse-results.sh" "$dir/$raw/results.txt" 2>/dev/null || true)
-	for w in ${wl//,/ }; do
-		line=$(grep "^workload=$w " <<<"$parsed" | head -1 || true)
-		get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-		ops=$(get ops_per_sec) ns=$(get ns_per_op) rc=$(get rc)
-		st=ok
-		case $boot_status in
-		panic | kernel-warning | guest-error) st=$boot_status ;;
-		*)
-			if [[ -z $line ]]; then st=${boot_status/ok/missing}
-			elif [[ $rc != 0 || $ops == NA ]]; then st=failed; fi
-			;;
-		esac
-		[[ $st == ok ]] || { ops="" ns=""; failed=$((failed + 1)); }
-		p50=$(get clat_p50_ns) p99=$(get clat_p99_ns)
-		echo "$v,$s,$w,$r,$seed,$accel,$st,$ops,$ns,$unit,${p50/NA/},${p99/NA/},$wall,$raw"
-		log "    $w: $st${ops:+, $ops ops/s, $ns $unit/op} (${wall}s wall)"
-	done >"$cell.tmp"
-	# sink counts for states that run the audit record sink
-	grep '^sink_line ' <<<"$parsed" | sed 's/^sink_line //' >"$dir/$raw/sink.txt" || true
-	if [[ -n $prof ]]; then
-		"$LAB_ROOT/scripts/parse-profile.sh" "$dir/$raw/results.txt" | sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
-	fi
-	mv "$cell.tmp" "$cell"
-	write_run_csvs
+	el=$(($(now) - start))
+	((ran > 0)) && eta=", ETA $(fmt_secs $((el * (to_run - ran) / ran)))"
+	log "[$((ran + nboots + 1))/$to_run] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
+	setsid "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
+	running_jobs[$!]="boot $i"
+	nboots=$((nboots + 1))
+}
+
+# launch_ready: start boots whose kernel is built, in boot order, while slots are free
+launch_ready() {
+	local i v
+	((overlap)) || builds_done || return 0
+	for i in "${!boots[@]}"; do
+		((nboots < boot_jobs)) || return 0
+		[[ ${boot_state[$i]} == pending ]] || continue
+		read -r v _ <<<"${boots[$i]}"
+		[[ ${kernel_ok[${v%-aa}]:-} == 1 ]] && start_boot "$i"
+	done
+	return 0
+}
+
+start=$(now)
+ran=0 failed=0 build_failed=""
+while :; do
+	start_next_build
+	launch_ready
+	((${#running_jobs[@]})) || break
+	rc=0
+	wait -n -p pid || rc=$?
+	job=${running_jobs[$pid]}
+	unset "running_jobs[$pid]"
+	case $job in
+	build\ *)
+		k=${job#build }
+		building=""
+		if ((rc == 0)); then
+			kernel_ok[$k]=1
+		else
+			kernel_ok[$k]=0
+			build_failed+=" $k"
+			log "matrix: kernel $k failed to build (rc $rc, log $dir/raw/build-$k.log); its boots are not run"
+		fi
+		builds_done && [[ -z $build_failed ]] && write_manifest
+		;;
+	boot\ *)
+		i=${job#boot }
+		boot_state[$i]=finished
+		nboots=$((nboots - 1))
+		ran=$((ran + 1))
+		read -r v s r <<<"${boots[$i]}"
+		cell=$dir/cells/$v.$s.$r.csv
+		if [[ -f $cell ]]; then
+			failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "$cell" | wc -l)))
+		else
+			log "matrix: boot $v / $s / rep $r wrote no cells (rc $rc)"
+			failed=$((failed + 1))
+		fi
+		write_run_csvs
+		;;
+	esac
 done
+# boots no finished kernel could run
+not_run=0
+for i in "${!boots[@]}"; do [[ ${boot_state[$i]} == pending ]] && not_run=$((not_run + 1)); done
 write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
+if ((not_run)); then
+	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
+fi
 # summaries, figures and the report are always recomputed from the cells
 run=$(basename "$dir")
 if "$LAB_ROOT/scripts/summary.sh" "$run"; then
@@ -199,4 +283,4 @@ else
 	log "matrix: summary failed (cells.csv is intact)"
 fi
 log "matrix: results in $dir"
-((failed == 0))
+((failed == 0 && not_run == 0))

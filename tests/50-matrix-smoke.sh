@@ -22,6 +22,14 @@ else
 	not_ok "matrix --quick --runtime 2 completes"
 fi
 grep -E '^\[[0-9]+/[0-9]+\]' "$tmp/matrix.log" | head -8
+# with a cold cache rfc builds in the background while upstream's guests run
+if grep -q 'build rfc: make bzImage' "$tmp/matrix.log"; then
+	first_boot=$(grep -n '^\[[0-9]*/[0-9]*\] boot upstream' "$tmp/matrix.log" | head -1 | cut -d: -f1)
+	rfc_done=$(grep -n 'build rfc: done' "$tmp/matrix.log" | head -1 | cut -d: -f1)
+	check "upstream's guests boot while rfc builds (log lines ${first_boot:-none} < ${rfc_done:-none})" test "${first_boot:-999999}" -lt "${rfc_done:-0}"
+else
+	skip "upstream's guests boot while rfc builds" "rfc was already built in the cache, so there was no build to overlap"
+fi
 d=$tmp/$run
 check "cells.csv has a header and 4 rows" test "$(wc -l <"$d/cells.csv" 2>/dev/null)" = 5
 for v in upstream rfc; do
@@ -55,4 +63,27 @@ if out=$("$LAB_ROOT/run.sh" matrix --resume "$run" 2>&1) && grep -q '3 of 4 boot
 else
 	printf '%s\n' "$out" | tail -5
 	not_ok "--resume after a lost boot reruns exactly that one"
+fi
+# a real kill: SIGTERM a resuming matrix while its guests run; it must stop
+# them, keep what was finished, and a --resume must redo exactly the rest
+rm -f "$d/cells/upstream.idle.1.csv" "$d/cells/rfc.off.1.csv"
+"$LAB_ROOT/run.sh" matrix --resume "$run" >"$tmp/kill.log" 2>&1 &
+mpid=$!
+for _ in $(seq 120); do
+	grep -q '^\[1/2\] boot' "$tmp/kill.log" && break
+	sleep 0.5
+done
+sleep 2
+kill -TERM "$mpid"
+rc=0
+wait "$mpid" || rc=$?
+sleep 1
+check "a killed matrix exits 130 and says how to go on (rc $rc)" both test "$rc" = 130 -- grep -q "interrupted; .*--resume $run" "$tmp/kill.log"
+if pgrep -af "qemu-system.*$d/raw"; then not_ok "a killed matrix leaves no guest running"; else ok "a killed matrix leaves no guest running"; fi
+if out=$("$LAB_ROOT/run.sh" matrix --resume "$run" 2>&1) && grep -q '2 of 4 boots already done, 2 to run' <<<"$out" &&
+	test "$(grep -c ',ok,' "$d/cells.csv")" = 4; then
+	ok "--resume after the kill reruns the 2 unfinished boots and ends with 4 ok cells"
+else
+	printf '%s\n' "$out" | tail -5
+	not_ok "--resume after the kill reruns the 2 unfinished boots and ends with 4 ok cells"
 fi

@@ -1,0 +1,54 @@
+#!/bin/bash
+# matrix-cell.sh RUN_DIR VARIANT STATE REP SEED WORKLOADS PROFILE ACCEL RUNTIME UNIT:
+# boot one guest of a matrix run and write its cells: RUN_DIR/cells/V.S.R.csv
+# (one row per workload, written last and atomically, so a file there means
+# the boot is done), .profile for profiled boots, and raw/V.S.rR/ with the
+# serial logs and sink counts. A guest that panics, warns, hangs or dies fails
+# its own rows, never the caller. Prints one block of lines when done.
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+(($# == 10)) || die_usage "usage: matrix-cell.sh RUN_DIR VARIANT STATE REP SEED WORKLOADS PROFILE ACCEL RUNTIME UNIT"
+dir=$1 v=$2 s=$3 r=$4 seed=$5 wl=$6 prof=$7 accel=$8 runtime=$9 unit=${10}
+cell=$dir/cells/$v.$s.$r.csv
+raw=raw/$v.$s.r$r
+
+rm -rf "${dir:?}/$raw"
+mkdir -p "$dir/$raw"
+boot_status=ok
+"$LAB_ROOT/guest/boot.sh" --accel "$accel" --seed "$seed" --runtime "$runtime" \
+	--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/$raw" "${v%-aa}" "$s" 2>"$dir/$raw/boot.stderr" ||
+	boot_status=$(sed -n 's/^status=//p' "$dir/$raw/boot.info" 2>/dev/null || echo boot-error)
+wall=$(sed -n 's/^wall_secs=//p' "$dir/$raw/boot.info" 2>/dev/null || echo 0)
+parsed=$("$LAB_ROOT/scripts/parse-results.sh" "$dir/$raw/results.txt" 2>/dev/null || true)
+report=""
+for w in ${wl//,/ }; do
+	line=$(grep "^workload=$w " <<<"$parsed" | head -1 || true)
+	get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
+	ops=$(get ops_per_sec) ns=$(get ns_per_op) rc=$(get rc)
+	st=ok
+	case $boot_status in
+	panic | kernel-warning | guest-error) st=$boot_status ;;
+	*)
+		if [[ -z $line ]]; then
+			st=${boot_status/ok/missing}
+		elif [[ $rc != 0 || $ops == NA ]]; then
+			st=failed
+		fi
+		;;
+	esac
+	[[ $st == ok ]] || { ops="" ns=""; }
+	p50=$(get clat_p50_ns) p99=$(get clat_p99_ns)
+	echo "$v,$s,$w,$r,$seed,$accel,$st,$ops,$ns,$unit,${p50/NA/},${p99/NA/},$wall,$raw"
+	report+="    $v/$s/$r $w: $st${ops:+, $ops ops/s, $ns $unit/op}"$'\n'
+done >"$cell.tmp"
+# sink counts for states that run the audit record sink
+grep '^sink_line ' <<<"$parsed" | sed 's/^sink_line //' >"$dir/$raw/sink.txt" || true
+if [[ -n $prof ]]; then
+	"$LAB_ROOT/scripts/parse-profile.sh" "$dir/$raw/results.txt" |
+		sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
+fi
+mv "$cell.tmp" "$cell"
+# one write, so lines of boots that end together do not interleave
+printf '  done %s / %s / rep %s: %s, %ss wall\n%s' "$v" "$s" "$r" "$boot_status" "$wall" "$report" >&2
