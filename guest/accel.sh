@@ -1,6 +1,7 @@
 #!/bin/bash
 # accel.sh auto|kvm|tcg: print the accelerator to use.
-# auto probes KVM by booting the upstream lab kernel to init under -enable-kvm
+# auto takes tcg without /dev/kvm or without vmx/svm in the CPU flags; else it
+# probes KVM by booting the upstream lab kernel to init under -enable-kvm
 # with a deadline: a kernel that cannot reach init in that time (the PVM
 # /dev/kvm on our machines emulates every instruction) means TCG. The verdict
 # is cached per host kernel, QEMU and CPU flags, so the probe runs once.
@@ -17,6 +18,13 @@ esac
 
 if [[ ! -w /dev/kvm ]]; then
 	log "accel: /dev/kvm not usable: tcg"
+	echo tcg
+	exit 0
+fi
+# KVM proper needs VMX or SVM on the host CPU; a /dev/kvm without either is
+# a paravirtual one (PVM) that runs a stock kernel too slowly to measure
+if ! grep -qm1 -wE 'vmx|svm' /proc/cpuinfo; then
+	log "accel: /dev/kvm present but the CPU has no vmx/svm flag (paravirtual KVM): tcg"
 	echo tcg
 	exit 0
 fi

@@ -60,9 +60,11 @@ export CCACHE_DIR=$LAB_CACHE/ccache CCACHE_BASEDIR=$LAB_CACHE CCACHE_NOHASHDIR=1
 export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
 mkdir -p "$CCACHE_DIR"
 expected_file=$LAB_CACHE/expected-objects
-expected=$(cat "$expected_file" 2>/dev/null || echo 1500)
+# the lab config compiles ~790 objects; a previous build's count is better
+expected=$(cat "$expected_file" 2>/dev/null || echo 800)
 marker=$build/.lab-build-start
 touch "$marker"
+make_start=$(now)
 make -C "$tree" ARCH=x86_64 O="$build" CC="ccache gcc" -j"$LAB_JOBS" bzImage >"$build/build.log" 2>&1 &
 make_pid=$!
 # a progress line every 30 s: objects written since the start versus the last full build
@@ -74,7 +76,10 @@ while kill -0 "$make_pid" 2>/dev/null; do
 	kill -0 "$make_pid" 2>/dev/null || break
 	done_objs=$(find "$build" -name '*.o' -newer "$marker" | wc -l)
 	el=$(($(now) - start))
-	log "    build $v: $done_objs/~$expected objects compiled (elapsed $(fmt_secs "$el"))"
+	eta=""
+	mk=$(($(now) - make_start))
+	((done_objs > 0 && done_objs < expected)) && eta=", ETA $(fmt_secs $((mk * (expected - done_objs) / done_objs)))"
+	log "    build $v: $done_objs/~$expected objects compiled (elapsed $(fmt_secs "$el")$eta)"
 done
 if ! wait "$make_pid"; then
 	tail -30 "$build/build.log" >&2

@@ -197,7 +197,7 @@ write_manifest() {
 }
 
 # start_boot INDEX: start the boot's guest as a job
-nboots=0
+nboots=0 first_boot_at=""
 start_boot() {
 	local i=$1 v s r seed wl prof el eta=""
 	read -r v s r <<<"${boots[$i]}"
@@ -205,7 +205,9 @@ start_boot() {
 	wl=$(state_workloads "$s")
 	boot_state[$i]=running
 	prof=$(profile_for "$s" "$r")
-	el=$(($(now) - start))
+	# the ETA counts from the first boot: the wait for the first kernel is over by then
+	first_boot_at=${first_boot_at:-$(now)}
+	el=$(($(now) - first_boot_at))
 	((ran > 0)) && eta=", ETA $(fmt_secs $((el * (to_run - ran) / ran)))"
 	log "[$((ran + nboots + 1))/$to_run] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
 	setsid "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
