@@ -273,12 +273,15 @@ static bool blank(const char *s)
 	return !*s;
 }
 
-/* a finite number > 0, nothing else in the field */
+/* a finite decimal number > 0, nothing else in the field */
 static bool parse_pos(const char *s, double *out)
 {
 	char *end;
 	double v;
 
+	/* decimal only: strtod would also take hex (0x10), inf and nan */
+	if (s[strspn(s, "0123456789.eE+-")])
+		return false;
 	errno = 0;
 	v = strtod(s, &end);
 	if (end == s || *end || errno == ERANGE || !isfinite(v) || v <= 0)

@@ -11,7 +11,8 @@
 #   --mode run|probe
 #   --script NAME      run guest/scripts/NAME.sh in the guest instead of workloads
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
-# (status=ok|timeout|panic|kernel-warning|died|qemu-error).
+# (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error;
+# killed: QEMU died of a signal before its deadline).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -36,7 +37,6 @@ done
 v=$1 state=$2
 check_variant "$v"
 check_state "$state"
-statefile=$LAB_ROOT/workloads/states/$state.state
 for w in ${workloads//,/ }; do check_workload "$w"; done
 [[ $runtime =~ ^[0-9]+$ && $seed =~ ^[0-9]+$ ]] || die_usage "--runtime and --seed take whole numbers"
 [[ -n $out ]] || die_usage "boot: --out DIR is required"
@@ -45,9 +45,8 @@ nwl=$(tr ',' '\n' <<<"$workloads,$profile,$profile" | grep -c .)
 # TCG runs ~3x slower than guest time, plus boot and fio start-up
 timeout=${timeout:-$((90 + nwl * runtime * 8))}
 
-STATE_CMDLINE=""
-# shellcheck source=/dev/null
-. "$statefile"
+# the host reads a state file as data, never sources it (lib/common.sh)
+STATE_CMDLINE=$(state_var "$state" STATE_CMDLINE)
 
 "$LAB_ROOT/kernel/build.sh" "$v" >&2
 image=$(build_of "$v")/arch/x86/boot/bzImage
@@ -77,15 +76,22 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
 	-display none -monitor none -nic none -no-reboot
 	-serial "file:$out/console.log" -serial "file:$out/results.txt")
 start=$(date +%s.%N)
+# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
+# this script: whoever is killed (this script, timeout, or QEMU), no QEMU
+# lives on without a deadline or writes into --out after the boot is recorded
 set +e
-timeout --signal=KILL "$timeout" "${qemu[@]}" >"$out/qemu.log" 2>&1
+setpriv --pdeathsig KILL timeout --signal=KILL "$timeout" \
+	setpriv --pdeathsig KILL "${qemu[@]}" >"$out/qemu.log" 2>&1
 rc=$?
 set -e
 wall=$(echo "$(date +%s.%N) - $start" | bc)
 
 status=ok
-if ((rc == 137 || rc == 124)); then
+# 137 is SIGKILL: from timeout at the deadline, or from outside before it
+if ((rc == 124 || rc == 137)) && awk -v w="$wall" -v t="$timeout" 'BEGIN { exit !(w >= t - 0.5) }'; then
 	status=timeout
+elif ((rc > 128)); then
+	status=killed
 elif grep -q 'Kernel panic' "$out/console.log" 2>/dev/null; then
 	status=panic
 elif grep -qE 'BUG:|WARNING:|Oops|general protection' "$out/console.log" 2>/dev/null; then

@@ -1,6 +1,6 @@
 #!/bin/bash
 # build-initramfs.sh: the guest's initramfs, made from the host's Debian
-# packages (busybox-static, fio, auditd's auditctl) plus the lab's own tools
+# packages (busybox-static, fio, auditctl from auditd's unpacked .deb) plus the lab's own tools
 # in bench/, each with the shared libraries ldd names. Rebuilt only when an
 # input changes; prints the image path on stdout.
 set -euo pipefail
@@ -18,7 +18,10 @@ flock 9
 
 make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
 
-host_bins=(/bin/busybox /usr/bin/fio /sbin/auditctl)
+# auditctl comes from auditd's .deb unpacked into the cache, never from an
+# installed auditd (that would start a daemon on the host: scripts/setup.sh)
+[[ -x $LAB_AUDITCTL ]] || "$LAB_ROOT/scripts/setup.sh" --guest-debs
+host_bins=(/bin/busybox /usr/bin/fio "$LAB_AUDITCTL")
 for b in "${host_bins[@]}"; do
 	[[ -x $b ]] || die "$b missing; run './run.sh setup'"
 done
@@ -49,11 +52,11 @@ cp /bin/busybox "$root/bin/busybox"
 # /init is a #!/bin/sh script: the interpreter must exist before init runs
 ln -s busybox "$root/bin/sh"
 cp /usr/bin/fio "$root/usr/bin/fio"
-cp /sbin/auditctl "$root/sbin/auditctl"
+cp "$LAB_AUDITCTL" "$root/sbin/auditctl"
 cp "${lab_bins[@]}" "$root/usr/bin/"
 [[ -n $perf_bin ]] && cp "$perf_bin" "$root/usr/bin/perf"
 # shared libraries (and the loader) of every dynamic binary, at their host paths
-for b in /usr/bin/fio /sbin/auditctl "${lab_bins[@]}" ${perf_bin:+"$perf_bin"}; do
+for b in /usr/bin/fio "$LAB_AUDITCTL" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"}; do
 	ldd "$b" | awk '/=> \// {print $3} /^[[:space:]]*\/lib/ {print $1}'
 done | sort -u | while read -r lib; do
 	cp --parents -L "$lib" "$root/"

@@ -65,28 +65,42 @@ expected=$(cat "$expected_file" 2>/dev/null || echo 950)
 marker=$build/.lab-build-start
 touch "$marker"
 make_start=$(now)
+# make runs in its own process group, stopped with everything it started
+# when this script ends early (error, signal): no make outlives build.sh
+set -m
 make -C "$tree" ARCH=x86_64 O="$build" CC="ccache gcc" -j"$LAB_JOBS" bzImage >"$build/build.log" 2>&1 &
 make_pid=$!
+set +m
+stop_make() { kill -TERM -- "-$make_pid" 2>/dev/null || true; }
+trap stop_make EXIT
+trap 'stop_make; exit 130' INT
+trap 'stop_make; exit 143' TERM
+# objects written since the start; a progress meter never fails the build
+# (kbuild removes temporaries while find walks the tree)
+count_objs() { { find "$build" -name '*.o' -newer "$marker" 2>/dev/null || true; } | wc -l; }
 # a progress line every 30 s: objects written since the start versus the last full build
 while kill -0 "$make_pid" 2>/dev/null; do
-	for _ in $(seq 30); do
+	for _ in $(seq "${LAB_PROGRESS_SECS:-30}"); do
 		kill -0 "$make_pid" 2>/dev/null || break
 		sleep 1
 	done
 	kill -0 "$make_pid" 2>/dev/null || break
-	done_objs=$(find "$build" -name '*.o' -newer "$marker" | wc -l)
+	done_objs=$(count_objs)
 	el=$(($(now) - start))
 	eta=""
 	mk=$(($(now) - make_start))
 	((done_objs > 0 && done_objs < expected)) && eta=", ETA $(fmt_secs $((mk * (expected - done_objs) / done_objs)))"
 	log "    build $v: $done_objs/~$expected objects compiled (elapsed $(fmt_secs "$el")$eta)"
 done
-if ! wait "$make_pid"; then
+make_rc=0
+wait "$make_pid" || make_rc=$?
+trap - EXIT INT TERM
+if ((make_rc)); then
 	tail -30 "$build/build.log" >&2
 	die "make bzImage failed for $v (full log $build/build.log)"
 fi
 [[ -f $image ]] || die "make succeeded but $image is missing"
-objs=$(find "$build" -name '*.o' -newer "$marker" | wc -l)
+objs=$(count_objs)
 all_objs=$(find "$build" -name "*.o" | wc -l)
 # the whole build dir's object count is the yardstick for the next ETA
 echo "$all_objs" >"$expected_file"

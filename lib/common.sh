@@ -12,6 +12,9 @@ LAB_JOBS=${LAB_JOBS:-$(nproc)}
 # across variants whose trees live at different absolute paths.
 LAB_BUILD_SUBDIR=lab-build
 export LAB_ROOT LAB_CACHE
+# guest-only Debian packages, unpacked (never installed) by scripts/setup.sh
+LAB_GUEST_DEBS=$LAB_CACHE/guest-debs
+LAB_AUDITCTL=$LAB_GUEST_DEBS/auditd/root/sbin/auditctl
 
 # LAB_TREES and LAB_VARIANTS let the tests apply series into scratch space
 LAB_TREES=${LAB_TREES:-$LAB_CACHE/trees}
@@ -40,6 +43,21 @@ progress() {
 	log "[$n/$total] $what (elapsed $(fmt_secs "$el")$eta)"
 }
 
+# check_name KIND NAME: every name the user gives (variant, state, workload,
+# run id) is data, never a path or code: [a-z0-9][a-z0-9-]*, so it resolves
+# inside its own directory. The one validator; the check_* below and the
+# scripts that take run ids call it.
+check_name() {
+	[[ $2 =~ ^[a-z0-9][a-z0-9-]*$ ]] ||
+		die_usage "bad $1 name '$2': use lowercase letters, digits and '-' (starting with a letter or digit), no paths"
+}
+
+# results_dir RUN: the run's directory under results/, RUN checked first
+results_dir() {
+	check_name run-id "$1"
+	echo "${LAB_RESULTS:-$LAB_ROOT/results}/$1"
+}
+
 variants_dir() { echo "${LAB_VARIANTS:-$LAB_ROOT/kernel/variants}"; }
 
 known_variants() {
@@ -52,6 +70,7 @@ known_variants() {
 # check_variant NAME: exit 2 with the list of known variants if NAME is not one.
 check_variant() {
 	local v=$1
+	[[ -z $v ]] || check_name variant "$v"
 	if [[ -z $v || ! -f $(variants_dir)/$v/series ]]; then
 		die_usage "unknown variant '$v'; known: $(known_variants | tr '\n' ' ')"
 	fi
@@ -66,8 +85,34 @@ known_states() {
 
 # check_state NAME: exit 2 with the list of known states if NAME is not one.
 check_state() {
+	[[ -z $1 ]] || check_name state "$1"
 	[[ -n $1 && -f $LAB_ROOT/workloads/states/$1.state ]] ||
 		die_usage "unknown state '$1'; known: $(known_states | tr '\n' ' ')"
+	check_state_file "$LAB_ROOT/workloads/states/$1.state"
+}
+
+# What a workloads/states/*.state file may hold, checked here and nowhere
+# else: comments, blank lines, STATE_NAME=value assignments (a value is
+# plain text or "plain text": no $, `, \ or ;), and one state_setup() { ... }
+# function (or a one-line state_setup() { ...; }) that only the guest's
+# /init runs. The host never sources a state
+# file: it reads the STATE_* values as data with state_var.
+check_state_file() {
+	local f=$1 bad
+	bad=$(awk '
+		/^state_setup\(\) *\{.*\} *$/ { next }
+		/^state_setup\(\) *\{ *$/ { infn = 1; next }
+		infn { if ($0 ~ /^\}$/) infn = 0; next }
+		/^[[:space:]]*(#.*)?$/ { next }
+		/^STATE_[A-Z_]+=("[^"$`\\;]*"|[^"$`\\; ]*)$/ { next }
+		{ print FILENAME ":" NR ": " $0; exit }
+		END { if (infn) print FILENAME ": state_setup() not closed by a line holding only }" }' "$f")
+	[[ -z $bad ]] || die "state file $bad: not allowed (see check_state_file in lib/common.sh)"
+}
+
+# state_var STATE NAME: the value of STATE_NAME in a state file, read as data
+state_var() {
+	sed -n "s/^$2=//p" "$LAB_ROOT/workloads/states/$1.state" | tail -1 | sed 's/^"\(.*\)"$/\1/'
 }
 
 known_workloads() {
@@ -78,6 +123,7 @@ known_workloads() {
 }
 
 check_workload() {
+	[[ -z $1 ]] || check_name workload "$1"
 	[[ -n $1 && ( -f $LAB_ROOT/workloads/$1.fio || -f $LAB_ROOT/workloads/$1.bench ) ]] ||
 		die_usage "unknown workload '$1'; known: $(known_workloads | tr '\n' ' ')"
 }

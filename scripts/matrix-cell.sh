@@ -17,7 +17,8 @@ raw=raw/$v.$s.r$r
 rm -rf "${dir:?}/$raw"
 mkdir -p "$dir/$raw"
 boot_status=ok
-"$LAB_ROOT/guest/boot.sh" --accel "$accel" --seed "$seed" --runtime "$runtime" \
+# boot.sh dies with this script (parent-death signal), and QEMU with boot.sh
+setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel "$accel" --seed "$seed" --runtime "$runtime" \
 	--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/$raw" "${v%-aa}" "$s" 2>"$dir/$raw/boot.stderr" ||
 	boot_status=$(sed -n 's/^status=//p' "$dir/$raw/boot.info" 2>/dev/null || echo boot-error)
 wall=$(sed -n 's/^wall_secs=//p' "$dir/$raw/boot.info" 2>/dev/null || echo 0)

@@ -10,28 +10,57 @@ set -euo pipefail
 
 boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
+# val OPTION ARGS...: the option's value, or one clear line when it has none
+val() {
+	[[ $# -ge 2 && -n $2 && $2 != --* ]] || die_usage "matrix: $1 needs a value (see ./run.sh help)"
+	printf '%s' "$2"
+}
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--variants) variants=$2; shift 2 ;;
-	--states) states=$2; shift 2 ;;
-	--workloads) workloads=$2; shift 2 ;;
-	--reps) reps=$2; shift 2 ;;
-	--runtime) runtime=$2; shift 2 ;;
-	--accel) accel=$2; shift 2 ;;
-	--resume) resume=$2; shift 2 ;;
-	--run-id) run_id=$2; shift 2 ;;
-	--profile) profile=$2; shift 2 ;;
-	--jobs) boot_jobs=$2; shift 2 ;;
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs)
+		v=$(val "$@") || exit $?
+		case $1 in
+		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
+		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
+		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;;
+		esac
+		shift 2
+		;;
 	*) die_usage "matrix: unknown option '$1' (see ./run.sh help)" ;;
 	esac
 done
+# everything is checked before anything is created
+[[ -z $boot_jobs || $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
+[[ -z $run_id ]] || check_name run-id "$run_id"
+
+# read_conf FILE: a run's matrix.conf, parsed as key=value data (never sourced)
+read_conf() {
+	local k v
+	while IFS= read -r line || [[ -n $line ]]; do
+		[[ -z $line ]] && continue
+		k=${line%%=*} v=${line#*=}
+		case $k in
+		variants | states | workloads | reps | runtime | accel | profile) printf -v "$k" '%s' "$v" ;;
+		*) die_usage "matrix --resume: $1: unknown line '$line'" ;;
+		esac
+	done <"$1"
+	[[ $accel == kvm || $accel == tcg ]] || die_usage "matrix --resume: $1: accel must be kvm or tcg (got '$accel')"
+}
+
+# lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
+# it started lives (the descriptor is inherited); a second matrix, or a
+# --resume while an owner is alive, is refused
+lock_run() {
+	exec 7>>"$1/.lock"
+	flock -n 7 || die "results dir $1 is in use by a running matrix or its guests (flock $1/.lock); wait for it to end, or stop it first"
+}
 
 if [[ -n $resume ]]; then
-	dir=$results_root/$resume
+	dir=$(results_dir "$resume")
 	[[ -f $dir/matrix.conf ]] || die_usage "matrix --resume: $dir/matrix.conf not found; give a run id from results/"
-	# shellcheck source=/dev/null
-	. "$dir/matrix.conf"
+	lock_run "$dir"
+	read_conf "$dir/matrix.conf"
 else
 	# an empty workload list means: each state's own STATE_WORKLOADS
 	if ((quick)); then
@@ -51,8 +80,11 @@ for w in ${workloads//,/ }; do check_workload "$w"; done
 if [[ -z $resume ]]; then
 	accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
 	run_id=${run_id:-$(date +%Y%m%d-%H%M%S)-$accel}
-	dir=$results_root/$run_id
-	[[ -e $dir ]] && die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
+	dir=$(results_dir "$run_id")
+	mkdir -p "$results_root"
+	# mkdir is the claim: atomic, so of two matrices with one run id only one wins
+	mkdir "$dir" 2>/dev/null || die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
+	lock_run "$dir"
 	mkdir -p "$dir/cells" "$dir/raw"
 	printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\n' \
 		"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" >"$dir/matrix.conf"
@@ -63,8 +95,7 @@ log "matrix: run $(basename "$dir") on $accel: variants=$variants states=$states
 state_workloads() {
 	if [[ -n $workloads ]]; then echo "$workloads"; return; fi
 	local wl
-	# shellcheck source=/dev/null
-	wl=$(. "$LAB_ROOT/workloads/states/$1.state" && echo "${STATE_WORKLOADS:-}")
+	wl=$(state_var "$1" STATE_WORKLOADS)
 	echo "${wl:-$(known_workloads | paste -sd,)}"
 }
 # the profiled passes run in rep 1 of the states where hooks are live
@@ -88,10 +119,8 @@ if [[ $accel == tcg ]]; then
 else
 	boot_jobs=${boot_jobs:-1} overlap=0
 fi
-[[ $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
 
-# shellcheck source=/dev/null
-needs_audit() { (. "$LAB_ROOT/workloads/states/$1.state" && echo "$STATE_NEEDS_AUDIT"); }
+needs_audit() { state_var "$1" STATE_NEEDS_AUDIT; }
 # a kernel has audit unless its fragment turns it off (check-config.sh makes
 # every fragment option stick), so n/a is known before the kernel is built
 has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
@@ -110,8 +139,30 @@ done
 total=${#boots[@]}
 done_before=0
 declare -A boot_state=() # index -> pending|running|finished
+# a committed run has cells.csv but no cells/: its boots' files are rebuilt
+# from cells.csv, so --resume keeps every recorded cell and runs the rest
+mkdir -p "$dir/cells" "$dir/raw"
+if [[ -f $dir/cells.csv ]] && ! compgen -G "$dir/cells/*.csv" >/dev/null; then
+	awk -F, -v d="$dir/cells" 'NR > 1 && NF == 14 { f = d "/" $1 "." $2 "." $4 ".csv.tmp"; print > f }' "$dir/cells.csv"
+	for f in "$dir"/cells/*.csv.tmp; do [[ -f $f ]] && mv "$f" "${f%.tmp}"; done
+	log "matrix: $dir has no cells/: rebuilt $(find "$dir/cells" -name '*.csv' | wc -l) boots' cells from cells.csv"
+fi
+# cell_complete V S R: the boot's file has one 14-field row per workload it
+# runs, naming that boot; anything else (a truncated file) is not done
+cell_complete() {
+	local f=$dir/cells/$1.$2.$3.csv want
+	[[ -f $f ]] || return 1
+	want=$(state_workloads "$2" | tr ',' '\n' | grep -c .)
+	awk -F, -v v="$1" -v s="$2" -v r="$3" -v want="$want" '
+		NF != 14 || $1 != v || $2 != s || $4 != r || $7 == "" { bad = 1 }
+		END { exit bad || NR != want }' "$f"
+}
 for i in "${!boots[@]}"; do
 	read -r v s r <<<"${boots[$i]}"
+	if [[ -f $dir/cells/$v.$s.$r.csv ]] && ! cell_complete "$v" "$s" "$r"; then
+		log "matrix: $dir/cells/$v.$s.$r.csv is incomplete; that boot runs again"
+		rm -f "$dir/cells/$v.$s.$r.csv"
+	fi
 	if [[ -f $dir/cells/$v.$s.$r.csv ]]; then
 		done_before=$((done_before + 1))
 		boot_state[$i]=finished
@@ -180,8 +231,9 @@ start_next_build() {
 	nb=$((nb + 1))
 	progress "$nb" "$nk" "$build_start" "kernel $building$( ((overlap)) && echo ' (in the background, niced)')"
 	# shellcheck disable=SC2016 # $1..$3 belong to the inner bash
+	# (the build does not hold the run's lock: it only fills the cache)
 	setsid nice -n 10 bash -o pipefail -c '"$1" "$2" 2>&1 | tee "$3" >&2' build \
-		"$LAB_ROOT/kernel/build.sh" "$building" "$dir/raw/build-$building.log" &
+		"$LAB_ROOT/kernel/build.sh" "$building" "$dir/raw/build-$building.log" 7>&- &
 	running_jobs[$!]="build $building"
 }
 builds_done() { [[ -z $building ]] && ((${#build_queue[@]} == 0)); }
@@ -210,7 +262,9 @@ start_boot() {
 	el=$(($(now) - first_boot_at))
 	((ran > 0)) && eta=", ETA $(fmt_secs $((el * (to_run - ran) / ran)))"
 	log "[$((ran + nboots + 1))/$to_run] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
-	setsid "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
+	# the cell dies with the matrix, even a SIGKILLed one (parent-death signal);
+	# its guest dies with it in turn (see guest/boot.sh)
+	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
 	running_jobs[$!]="boot $i"
 	nboots=$((nboots + 1))
 }
@@ -271,18 +325,25 @@ done
 # boots no finished kernel could run
 not_run=0
 for i in "${!boots[@]}"; do [[ ${boot_state[$i]} == pending ]] && not_run=$((not_run + 1)); done
+# why boots did not run, for the report's per-boot list (scripts/report-boots.sh)
+for k in $build_failed; do echo "$k,failed to build (log raw/build-$k.log)"; done >"$dir/not-run.csv.tmp"
+mv "$dir/not-run.csv.tmp" "$dir/not-run.csv"
 write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
 if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
-# summaries, figures and the report are always recomputed from the cells
+# summaries, figures and the report are always recomputed from the cells; a
+# step that fails fails the run (an old summary or report is never left as if current)
 run=$(basename "$dir")
+post_failed=0
 if "$LAB_ROOT/scripts/summary.sh" "$run"; then
-	"$LAB_ROOT/scripts/plots.sh" "$run" || log "matrix: plots failed (summary.csv is intact)"
-	"$LAB_ROOT/scripts/report.sh" "$run" || log "matrix: report failed (summary.csv is intact)"
+	"$LAB_ROOT/scripts/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
+	"$LAB_ROOT/scripts/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
 else
-	log "matrix: summary failed (cells.csv is intact)"
+	log "matrix: summary failed (cells.csv is intact); the old summary.csv, plots and report.md are removed"
+	rm -rf "$dir/summary.csv" "$dir/report.md" "$dir/plots"
+	post_failed=1
 fi
 log "matrix: results in $dir"
-((failed == 0 && not_run == 0))
+((failed == 0 && not_run == 0 && post_failed == 0))

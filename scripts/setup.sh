@@ -1,6 +1,14 @@
 #!/bin/bash
-# setup.sh [--check]: install the Debian packages the lab needs (idempotent).
-# matrix and test call this first, so a fresh machine needs nothing by hand.
+# setup.sh [--check|--list|--guest-debs]: install the Debian packages the lab
+# needs (idempotent). matrix and test call this first, so a fresh machine
+# needs nothing by hand.
+# The host is never reconfigured: no package installed here may start or
+# enable a service (tests/33-setup-host.sh checks every one). Guest-only
+# binaries whose package ships a daemon (auditctl, in auditd) are never
+# installed: the .deb is fetched with apt-get download and unpacked with
+# dpkg-deb -x into $LAB_GUEST_DEBS, where guest/build-initramfs.sh takes them.
+#   --list        print the host packages, one a line
+#   --guest-debs  only fetch and unpack the guest-only packages
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -10,25 +18,58 @@ packages=(
 	linux-source-6.1 # the kernel tree every variant patches
 	build-essential bc flex bison libelf-dev libssl-dev cpio ccache # kernel build
 	qemu-system-x86  # boots every variant (KVM or TCG icount)
-	busybox-static fio auditd # guest userland: shell, fio, auditctl
+	busybox-static fio # guest userland: shell, fio (fio.service is installed disabled, never started)
+	libauparse0 libcap-ng0 # shared libraries of the guest's auditctl
 	liburing-dev libaudit-dev libgsl-dev # lab tools in bench/
 	linux-perf       # cpu-clock profiles in the guest
 	gnuplot-nox jq   # plots; fio JSON parsing
 	shellcheck       # the test suite lints the scripts
 )
-missing=()
-for p in "${packages[@]}"; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]} == 0)); then
-	log "setup: all ${#packages[@]} packages present"
-	exit 0
-fi
-[[ ${1:-} == --check ]] && die "setup: missing packages: ${missing[*]}"
-log "setup: installing ${missing[*]} (apt-get)"
+# guest-only: unpacked into the cache, never installed (auditd's postinst
+# enables and starts auditd.service, which loads the host's audit rules)
+guest_debs=(auditd)
+
+case ${1:-} in
+--list) printf '%s\n' "${packages[@]}"; exit 0 ;;
+--check | --guest-debs | "") ;;
+*) die_usage "setup: unknown option '$1' (use --check, --list or --guest-debs)" ;;
+esac
+
 sudo=()
 ((EUID == 0)) || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -q >&2
-"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
-log "setup: installed ${#missing[@]} package(s)"
+
+# fetch_guest_debs [--check]: every guest-only package unpacked in the cache
+fetch_guest_debs() {
+	local p dest
+	for p in "${guest_debs[@]}"; do
+		dest=$LAB_GUEST_DEBS/$p
+		[[ -f $dest/.unpacked ]] && continue
+		[[ ${1:-} == --check ]] && die "setup: guest package $p not unpacked in $dest"
+		log "setup: fetching $p for the guest (apt-get download + dpkg-deb -x into $dest; not installed)"
+		rm -rf "$dest" "$dest.new"
+		mkdir -p "$dest.new"
+		(cd "$dest.new" && apt-get download -q "$p" >&2) ||
+			{ "${sudo[@]}" apt-get update -q >&2 && (cd "$dest.new" && apt-get download -q "$p" >&2); } ||
+			die "setup: apt-get download $p failed"
+		dpkg-deb -x "$dest.new"/"$p"_*.deb "$dest.new/root" || die "setup: dpkg-deb -x of $p failed"
+		basename "$dest.new"/"$p"_*.deb >"$dest.new/.unpacked"
+		mv "$dest.new" "$dest"
+	done
+}
+
+missing=()
+if [[ ${1:-} != --guest-debs ]]; then
+	for p in "${packages[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+fi
+if ((${#missing[@]})); then
+	[[ ${1:-} == --check ]] && die "setup: missing packages: ${missing[*]}"
+	log "setup: installing ${missing[*]} (apt-get)"
+	"${sudo[@]}" apt-get update -q >&2
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+	log "setup: installed ${#missing[@]} package(s)"
+fi
+fetch_guest_debs "${1:-}"
+[[ ${1:-} == --guest-debs ]] || ((${#missing[@]})) || log "setup: all ${#packages[@]} packages present, guest packages unpacked"

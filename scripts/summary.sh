@@ -7,11 +7,17 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
 run=${1:-}
-dir=${LAB_RESULTS:-$LAB_ROOT/results}/$run
-[[ -n $run && -f $dir/cells.csv ]] || die_usage "summary: no results/$run/cells.csv; give a run id from results/"
+[[ -n $run ]] || die_usage "usage: run.sh summary RUN"
+dir=$(results_dir "$run")
+[[ -f $dir/cells.csv ]] || die_usage "summary: no results/$run/cells.csv; give a run id from results/"
 bindir=$LAB_CACHE/bin
 mkdir -p "$bindir"
 make -s -C "$LAB_ROOT/bench" O="$bindir" "$bindir/labstat" >&2
-"$bindir/labstat" summary "$dir/cells.csv" >"$dir/summary.csv.tmp"
+# a failed labstat leaves neither a .tmp nor a summary of older cells behind
+trap 'rm -f "$dir/summary.csv.tmp"' EXIT
+if ! "$bindir/labstat" summary "$dir/cells.csv" >"$dir/summary.csv.tmp"; then
+	rm -f "$dir/summary.csv"
+	die "summary: labstat rejected $dir/cells.csv (see above); no summary.csv written"
+fi
 mv "$dir/summary.csv.tmp" "$dir/summary.csv"
 log "summary: $dir/summary.csv ($(($(wc -l <"$dir/summary.csv") - 1)) rows)"
