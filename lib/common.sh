@@ -57,6 +57,15 @@ check_variant() {
 	fi
 }
 
+# The kernel-trouble patterns (lib/kernel-trouble.txt) without comments and
+# blank lines, as grep -E -f reads them; the guest init reads the same file.
+LAB_KERNEL_TROUBLE=$LAB_ROOT/lib/kernel-trouble.txt
+# kernel_trouble LOG: print LOG's lines that report kernel trouble (BUG, oops,
+# warning, lockdep, KASAN, hung task...); status 0 if there is any, 1 if none
+kernel_trouble() {
+	grep -E -f <(grep -Ev '^[[:space:]]*(#|$)' "$LAB_KERNEL_TROUBLE") "$1"
+}
+
 sha256_of() { sha256sum "$@" | awk '{print $1}'; }
 
 known_states() {
