@@ -42,6 +42,22 @@ progress() {
 
 variants_dir() { echo "${LAB_VARIANTS:-$LAB_ROOT/kernel/variants}"; }
 
+# Base trees: a variant's series applies to the Debian linux-source-BASE tree
+# its series file names in a '# base: BASE' line (default LAB_DEFAULT_BASE).
+# BASE's tarball is /usr/src/linux-source-BASE.tar.xz (Debian package
+# linux-source-BASE; LAB_SRC_TARBALL overrides the default base's), its
+# pristine tree $LAB_CACHE/src/linux-source-BASE.
+LAB_DEFAULT_BASE=6.1
+variant_base() {
+	local b
+	b=$(sed -n 's/^#[[:space:]]*base:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$(variants_dir)/$1/series" | head -1)
+	b=${b:-$LAB_DEFAULT_BASE}
+	[[ $b =~ ^[0-9]+\.[0-9]+$ ]] || die "variant $1: bad '# base: $b' line in its series (use a Debian linux-source version such as 6.1 or 6.12)"
+	echo "$b"
+}
+base_tarball() { if [[ $1 == "$LAB_DEFAULT_BASE" ]]; then echo "$LAB_SRC_TARBALL"; else echo "/usr/src/linux-source-$1.tar.xz"; fi; }
+base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
+
 known_variants() {
 	local d
 	for d in "$(variants_dir)"/*/; do

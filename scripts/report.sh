@@ -467,6 +467,7 @@ trap 'rm -f "$out.tmp"' EXIT
 	summary_table
 	figures
 	failures
+	"$LAB_ROOT/scripts/report-findings.sh"
 	profile_section
 } >"$out.tmp"
 mv "$out.tmp" "$out"
