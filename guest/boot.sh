@@ -94,7 +94,8 @@ elif ((rc > 128)); then
 	status=killed
 elif grep -q 'Kernel panic' "$out/console.log" 2>/dev/null; then
 	status=panic
-elif grep -qE 'BUG:|WARNING:|Oops|general protection' "$out/console.log" 2>/dev/null; then
+elif [[ -f $out/console.log ]] && kernel_trouble "$out/console.log" >/dev/null; then
+	# any kernel trouble (lib/kernel-trouble.txt) fails the cell, whatever the workload's exit
 	status=kernel-warning
 elif ((rc != 0)); then
 	status="qemu-error"

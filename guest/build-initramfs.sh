@@ -33,7 +33,7 @@ perf_bin=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort | tail -1)
 if [[ -z $perf_bin && $(head -c4 /usr/bin/perf 2>/dev/null | tail -c3) == ELF ]]; then perf_bin=/usr/bin/perf; fi
 
 inputs() {
-	sha256sum "${host_bins[@]}" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"} "$0" "$LAB_ROOT/guest/init"
+	sha256sum "${host_bins[@]}" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"} "$0" "$LAB_ROOT/guest/init" "$LAB_ROOT/lib/kernel-trouble.txt"
 	find "$LAB_ROOT/workloads" "$LAB_ROOT/guest/scripts" -type f | sort | xargs sha256sum
 }
 # content hashes only: the same inputs give the same id from any working dir
@@ -62,6 +62,7 @@ done | sort -u | while read -r lib; do
 	cp --parents -L "$lib" "$root/"
 done
 cp "$LAB_ROOT/guest/init" "$root/init"
+cp "$LAB_ROOT/lib/kernel-trouble.txt" "$root/lab/kernel-trouble.txt"
 find "$LAB_ROOT/workloads" -maxdepth 1 -type f -exec cp {} "$root/lab/workloads/" \;
 cp "$LAB_ROOT"/workloads/states/*.state "$root/lab/states/"
 mkdir -p "$root/lab/scripts"

@@ -18,13 +18,17 @@ mkdir -p "$LAB_CACHE"
 exec 8>"$LAB_CACHE/build-$v.lock"
 flock 8
 
+base=$(variant_base "$v")
+tarball=$(base_tarball "$base")
 fragments=("$LAB_ROOT/kernel/config/lab.config")
+# options renamed or gone in a newer base: kernel/config/lab-BASE.config
+[[ -f $LAB_ROOT/kernel/config/lab-$base.config ]] && fragments+=("$LAB_ROOT/kernel/config/lab-$base.config")
 [[ -f $vdir/config ]] && fragments+=("$vdir/config")
 
 # hash of everything the image depends on
 series_hash() {
 	{
-		stat -c '%s %Y' "$LAB_SRC_TARBALL"
+		stat -c '%s %Y' "$tarball"
 		cat "$vdir/series"
 		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series" | while read -r p; do cat "$vdir/$p"; done
 		cat "$LAB_ROOT/kernel/prepare-tree.sh"
@@ -40,7 +44,7 @@ fi
 
 start=$(now)
 steps=4
-progress 1 $steps "$start" "build $v: tree (series applied to linux-source-6.1)"
+progress 1 $steps "$start" "build $v: tree (series applied to linux-source-$base)"
 if [[ ! -f $tree/.lab-tree-stamp || $(cat "$tree/.lab-tree-stamp") != "$tree_id" ]]; then
 	"$LAB_ROOT/kernel/prepare-tree.sh" "$v"
 	echo "$tree_id" >"$tree/.lab-tree-stamp"

@@ -1,19 +1,28 @@
 #!/bin/bash
-# extract-source.sh: unpack the Debian linux-source-6.1 tarball once into the cache.
+# extract-source.sh [BASE]: unpack Debian's linux-source-BASE tarball (default
+# base 6.1, see variant_base in lib/common.sh) once into $LAB_CACHE/src.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-[[ -f $LAB_SRC_TARBALL ]] || die "$LAB_SRC_TARBALL missing; run './run.sh setup' (installs linux-source-6.1)"
-stamp=$LAB_PRISTINE/.lab-extracted
-id=$(stat -c '%s %Y' "$LAB_SRC_TARBALL")
+base=${1:-$LAB_DEFAULT_BASE}
+[[ $base =~ ^[0-9]+\.[0-9]+$ ]] || die_usage "extract-source.sh: bad base '$base' (use a version such as 6.1 or 6.12)"
+tarball=$(base_tarball "$base")
+pristine=$(base_pristine "$base")
+[[ -f $tarball ]] || die "$tarball missing; run './run.sh setup' (installs linux-source-$base)"
+mkdir -p "$LAB_CACHE/src"
+# one extraction per base at a time (the src dir may be shared by several caches)
+exec 7>"$LAB_CACHE/src/.extract-$base.lock"
+flock 7
+stamp=$pristine/.lab-extracted
+id=$(stat -c '%s %Y' "$tarball")
 if [[ -f $stamp && $(cat "$stamp") == "$id" ]]; then
 	exit 0
 fi
-log "extracting $LAB_SRC_TARBALL into $LAB_CACHE/src (once, ~20 s)"
-rm -rf "$LAB_PRISTINE" "$LAB_PRISTINE.tmp"
-mkdir -p "$LAB_PRISTINE.tmp"
-tar -C "$LAB_PRISTINE.tmp" --strip-components=1 -xf "$LAB_SRC_TARBALL"
+log "extracting $tarball into $LAB_CACHE/src (once, ~20-40 s)"
+rm -rf "$pristine" "$pristine.tmp"
+mkdir -p "$pristine.tmp"
+tar -C "$pristine.tmp" --strip-components=1 -xf "$tarball"
 # the pristine tree is read-only to us: variants work on hard-linked copies
-echo "$id" >"$LAB_PRISTINE.tmp/.lab-extracted"
-mv "$LAB_PRISTINE.tmp" "$LAB_PRISTINE"
+echo "$id" >"$pristine.tmp/.lab-extracted"
+mv "$pristine.tmp" "$pristine"

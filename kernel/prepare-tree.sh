@@ -1,5 +1,6 @@
 #!/bin/bash
-# prepare-tree.sh VARIANT: make $LAB_CACHE/trees/VARIANT, the Debian tree with the
+# prepare-tree.sh VARIANT: make $LAB_CACHE/trees/VARIANT, the Debian tree of the
+# variant's base (its series' '# base:' line, default 6.1) with the
 # variant's series applied. The tree is a hard-linked copy of the pristine tree;
 # every file a patch touches is un-linked first, so the pristine tree is never
 # modified. Patches go into a fresh copy: a patch that fails leaves no tree behind.
@@ -9,7 +10,9 @@ set -euo pipefail
 
 v=${1:-}
 check_variant "$v"
-"$LAB_ROOT/kernel/extract-source.sh"
+base=$(variant_base "$v")
+"$LAB_ROOT/kernel/extract-source.sh" "$base"
+pristine=$(base_pristine "$base")
 
 vdir=$(variants_dir)/$v
 tree=$(tree_of "$v")
@@ -24,7 +27,7 @@ done
 
 mkdir -p "$LAB_TREES"
 rm -rf "$new"
-cp -al "$LAB_PRISTINE" "$new"
+cp -al "$pristine" "$new"
 
 touched=()
 for p in "${patches[@]}"; do
@@ -37,7 +40,7 @@ for p in "${patches[@]}"; do
 	done < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$vdir/$p")
 	if ! out=$(patch -d "$new" -p1 --forward --batch --no-backup-if-mismatch <"$vdir/$p" 2>&1); then
 		printf '%s\n' "$out" >&2
-		die "variant $v: patch $p does not apply to $(basename "$LAB_PRISTINE"); no tree written"
+		die "variant $v: patch $p does not apply to $(basename "$pristine"); no tree written"
 	fi
 done
 

@@ -60,6 +60,22 @@ results_dir() {
 
 variants_dir() { echo "${LAB_VARIANTS:-$LAB_ROOT/kernel/variants}"; }
 
+# Base trees: a variant's series applies to the Debian linux-source-BASE tree
+# its series file names in a '# base: BASE' line (default LAB_DEFAULT_BASE).
+# BASE's tarball is /usr/src/linux-source-BASE.tar.xz (Debian package
+# linux-source-BASE; LAB_SRC_TARBALL overrides the default base's), its
+# pristine tree $LAB_CACHE/src/linux-source-BASE.
+LAB_DEFAULT_BASE=6.1
+variant_base() {
+	local b
+	b=$(sed -n 's/^#[[:space:]]*base:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$(variants_dir)/$1/series" | head -1)
+	b=${b:-$LAB_DEFAULT_BASE}
+	[[ $b =~ ^[0-9]+\.[0-9]+$ ]] || die "variant $1: bad '# base: $b' line in its series (use a Debian linux-source version such as 6.1 or 6.12)"
+	echo "$b"
+}
+base_tarball() { if [[ $1 == "$LAB_DEFAULT_BASE" ]]; then echo "$LAB_SRC_TARBALL"; else echo "/usr/src/linux-source-$1.tar.xz"; fi; }
+base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
+
 known_variants() {
 	local d
 	for d in "$(variants_dir)"/*/; do
@@ -74,6 +90,15 @@ check_variant() {
 	if [[ -z $v || ! -f $(variants_dir)/$v/series ]]; then
 		die_usage "unknown variant '$v'; known: $(known_variants | tr '\n' ' ')"
 	fi
+}
+
+# The kernel-trouble patterns (lib/kernel-trouble.txt) without comments and
+# blank lines, as grep -E -f reads them; the guest init reads the same file.
+LAB_KERNEL_TROUBLE=$LAB_ROOT/lib/kernel-trouble.txt
+# kernel_trouble LOG: print LOG's lines that report kernel trouble (BUG, oops,
+# warning, lockdep, KASAN, hung task...); status 0 if there is any, 1 if none
+kernel_trouble() {
+	grep -E -f <(grep -Ev '^[[:space:]]*(#|$)' "$LAB_KERNEL_TROUBLE") "$1"
 }
 
 sha256_of() { sha256sum "$@" | awk '{print $1}'; }

@@ -468,6 +468,7 @@ trap 'rm -f "$out.tmp"' EXIT
 	figures
 	failures
 	"$LAB_ROOT/scripts/report-boots.sh" "$dir"
+	"$LAB_ROOT/scripts/report-findings.sh"
 	profile_section
 } >"$out.tmp"
 mv "$out.tmp" "$out"

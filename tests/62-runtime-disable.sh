@@ -1,0 +1,80 @@
+#!/bin/bash
+# The runtime-disable BUG (issue 12) as a proof phase: boots every variant of
+# workloads/matrix.variants, plus upstream-fix and upstream-6.12, with
+# guest/scripts/disable-bug.sh (an io_uring rule on all opcodes, auditctl -e 0,
+# 100 OPENAT/CLOSE through io-wq, first as an unprivileged user, then as root).
+# Expected, per variant (also in each variant README):
+#   upstream, upstream-6.12: kernel BUG at kernel/auditsc.c in audit_log_exit()
+#     from __audit_uring_exit() in an io-wq worker, already in the unprivileged
+#     phase: the expected finding. panic_on_oops ends the boot at once.
+#   every other variant: survives both phases (2x100 ops each, clean console).
+# Fails when a variant expected to survive crashes, or upstream survives.
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+if quick; then
+	skip "runtime-disable phase in the guest (builds and boots every variant)" "--quick"
+	exit 0
+fi
+N=100
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+accel=$("$LAB_ROOT/guest/accel.sh" auto)
+
+expect_bug() { [[ $1 == upstream || $1 == upstream-6.12 ]]; }
+variants=$({ tr ',' '\n' <"$LAB_ROOT/workloads/matrix.variants" | sed 's/-aa$//'; echo upstream-fix; echo upstream-6.12; } | awk 'NF && !seen[$0]++')
+field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
+has_audit() { ! grep -qs '^# CONFIG_AUDIT is not set' "$(variants_dir)/$1/config"; }
+
+n=0 total=$(wc -w <<<"$variants") start=$(now)
+for v in $variants; do
+	n=$((n + 1))
+	progress "$n" "$total" "$start" "runtime-disable: $v" 2>&1 | sed 's/^/# /'
+	out=$tmp/$v
+	state=idle
+	has_audit "$v" || state=off
+	# a BUG panics the guest at once (panic_on_oops); a hang hits this limit
+	"$LAB_ROOT/guest/boot.sh" --accel "$accel" --script disable-bug --timeout 300 --out "$out" "$v" "$state" >"$tmp/$v.log" 2>&1 || true
+	status=$(sed -n 's/^status=//p' "$out/boot.info" 2>/dev/null || true)
+	res=$(tr -d '\r' <"$out/results.txt" 2>/dev/null || true)
+	con=$(tr -d '\r' <"$out/console.log" 2>/dev/null || true)
+	if [[ -z $status ]]; then
+		tail -5 "$tmp/$v.log"
+		not_ok "$v: the variant built and booted"
+		continue
+	fi
+	if expect_bug "$v"; then
+		if grep -q 'kernel BUG at kernel/auditsc.c' <<<"$con"; then
+			ok "$v: expected finding reproduced: $(grep -m1 -o 'kernel BUG at [^ ]*' <<<"$con") ($status)"
+			sed -n '/kernel BUG at/,/end trace/p' <<<"$con" >"$tmp/$v.bug"
+			check "$v: the BUG is in audit_log_exit() from __audit_uring_exit() in an io-wq worker" \
+				both grep -q 'RIP: 0010:audit_log_exit' "$tmp/$v.bug" -- grep -qE 'Comm: iou-wrk-' "$tmp/$v.bug"
+			check "$v: caught by the kernel-trouble scan (status $status, not timeout)" test "$status" = panic -o "$status" = kernel-warning
+			last=$(grep '^disable-bug begin phase=' <<<"$res" | tail -1)
+			check "$v: an unprivileged user (uid 1000) sets it off (crashed in phase $(field phase "$last"))" \
+				both grep -q '^disable-bug user uid=1000' "$out/results.txt" -- test "$(field phase "$last")" = user
+			head -25 "$tmp/$v.bug" | sed 's/^/    /'
+		else
+			grep '^disable-bug' <<<"$res" | sed 's/^/    /'
+			not_ok "$v: expected the runtime-disable BUG (kernel BUG at kernel/auditsc.c), got status $status without it"
+		fi
+		continue
+	fi
+	if [[ $status != ok ]]; then
+		kernel_trouble "$out/console.log" | head -5 | sed 's/^/    /' || true
+		not_ok "$v: survives the runtime-disable script (status $status, logs kept in $out)"
+		trap - EXIT
+		continue
+	fi
+	if has_audit "$v"; then
+		line=$(grep '^disable-bug audit=' <<<"$res" || true)
+		check "$v: rule loaded and audit disabled at runtime (enabled=0 rules=1)" \
+			test "$(field audit "$line") $(field enabled "$line") $(field rules "$line")" = "present 0 1"
+	fi
+	for ph in user root; do
+		line=$(grep "^disable-bug phase=$ph " <<<"$res" || true)
+		check "$v: survives, phase $ph: bench_rc=0 ops=$((2 * N)) (seen rc=$(field bench_rc "$line") ops=$(field ops "$line"))" \
+			test "$(field bench_rc "$line") $(field ops "$line")" = "0 $((2 * N))"
+	done
+	check "$v: the user phase ran as uid 1000" grep -q '^disable-bug user uid=1000' <<<"$res"
+done
