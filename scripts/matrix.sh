@@ -276,6 +276,7 @@ log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start)
 if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
+"$LAB_ROOT/scripts/attribute.sh" "$dir" || log "matrix: attribution boots failed (cells.csv is intact)"
 # summaries, figures and the report are always recomputed from the cells
 run=$(basename "$dir")
 if "$LAB_ROOT/scripts/summary.sh" "$run"; then
