@@ -16,9 +16,50 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-(($# == 1)) || die_usage "usage: attribute.sh RUN_DIR (a results/<run-id> dir with matrix.conf)"
+# attribute.sh --rows BOOT_DIR VARIANT STATE WORKLOADS: only print the rows of
+# one attribution boot's results.txt and attrib.out (for the unit test)
+rows_only=0
+[[ ${1:-} == --rows ]] && { rows_only=1; shift; }
+if ((rows_only)); then
+	(($# == 4)) || die_usage "usage: attribute.sh --rows BOOT_DIR VARIANT STATE WORKLOADS"
+else
+	(($# == 1)) || die_usage "usage: attribute.sh RUN_DIR (a results/<run-id> dir with matrix.conf)"
+fi
 dir=$1
-[[ -f $dir/matrix.conf ]] || die_usage "attribute.sh: $dir/matrix.conf not found; give a results/<run-id> dir"
+((rows_only)) || [[ -f $dir/matrix.conf ]] || die_usage "attribute.sh: $dir/matrix.conf not found; give a results/<run-id> dir"
+# rows OUT_DIR V S WL: attribution.csv rows of one attribution boot
+rows() {
+	local o=$1 v=$2 s=$3 wl=$4
+	awk -v v="$v" -v s="$s" -v wl="$wl" '
+		FNR == 1 { f++ }
+		{ sub(/\r$/, "") }
+		# results.txt: ops of each uring-bench result, in workload order
+		f == 1 && /^@@LAB begin workload=/ { w = $3; sub(/workload=/, "", w); next }
+		f == 1 && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); ops[w] = $i } next }
+		f == 2 && /^window / { split($2, a, "="); n = a[2]; split($3, b, "="); tot[n] = b[2]; nw = n + 1; next }
+		f == 2 && /^sym / {
+			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
+			key[++nk] = x["n"] SUBSEP x["name"]; ins[nk] = x["insns"]; mem[nk] = x["mem"]; calls[nk] = x["calls"]
+			next
+		}
+		END {
+			m = split(wl, name, ",")
+			if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
+			for (j = 1; j <= nk; j++) {
+				split(key[j], kk, SUBSEP); w = name[kk[1] + 1]; o = ops[w]
+				if (o <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, w > "/dev/stderr"; exit 1 }
+				printf "%s,%s,%s,1,tcg,instructions,%s,%.4f,%.4f,%.4f\n", v, s, w, kk[2], ins[j] / o, mem[j] / o, calls[j] / o
+			}
+			for (n = 0; n < nw; n++)
+				printf "%s,%s,%s,1,tcg,instructions,[total],%.4f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]]
+		}' "$o/results.txt" "$o/attrib.out"
+}
+
+if ((rows_only)); then
+	[[ -f $1/results.txt && -f $1/attrib.out ]] || die_usage "attribute.sh --rows: $1 has no results.txt and attrib.out"
+	rows "$@"
+	exit
+fi
 headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,randread-qd128}
 variants="" states="" workloads="" runtime="" accel=""
 # shellcheck source=/dev/null
@@ -59,33 +100,6 @@ for v in ${variants//,/ }; do
 	done
 done
 ((${#jobs[@]})) || { log "attribute: no variant x state of $dir runs a headline uring-bench workload"; exit 0; }
-
-# rows OUT_DIR V S WL: attribution.csv rows of one attribution boot
-rows() {
-	local o=$1 v=$2 s=$3 wl=$4
-	awk -v v="$v" -v s="$s" -v wl="$wl" '
-		FNR == 1 { f++ }
-		# results.txt: ops of each uring-bench result, in workload order
-		f == 1 && /^@@LAB begin workload=/ { w = $3; sub(/workload=/, "", w); next }
-		f == 1 && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); ops[w] = $i } next }
-		f == 2 && /^window / { split($2, a, "="); n = a[2]; split($3, b, "="); tot[n] = b[2]; nw = n + 1; next }
-		f == 2 && /^sym / {
-			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
-			key[++nk] = x["n"] SUBSEP x["name"]; ins[nk] = x["insns"]; mem[nk] = x["mem"]; calls[nk] = x["calls"]
-			next
-		}
-		END {
-			m = split(wl, name, ",")
-			if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
-			for (j = 1; j <= nk; j++) {
-				split(key[j], kk, SUBSEP); w = name[kk[1] + 1]; o = ops[w]
-				if (o <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, w > "/dev/stderr"; exit 1 }
-				printf "%s,%s,%s,1,tcg,instructions,%s,%.3f,%.3f,%.4f\n", v, s, w, kk[2], ins[j] / o, mem[j] / o, calls[j] / o
-			}
-			for (n = 0; n < nw; n++)
-				printf "%s,%s,%s,1,tcg,instructions,[total],%.3f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]]
-		}' "$o/results.txt" "$o/attrib.out"
-}
 
 total=${#jobs[@]} start=$(now) n=0
 log "attribute: $total attribution boots (plugin $plugin, nokaslr, seed 1), $LAB_JOBS at a time"
