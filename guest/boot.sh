@@ -10,6 +10,8 @@
 #   --profile a,b      also run these workloads under ftrace's profiler and perf
 #   --mode run|probe
 #   --script NAME      run guest/scripts/NAME.sh in the guest instead of workloads
+#   --plugin ARGS      attribution boot: QEMU -plugin ARGS (tools/lab-attrib.c)
+#                      and nokaslr; ARGS "none": nokaslr only (its plain control)
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
 # (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error;
 # killed: QEMU died of a signal before its deadline).
@@ -17,7 +19,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile=""
+out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
 while (($#)); do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -29,6 +31,7 @@ while (($#)); do
 	--mode) mode=$2; shift 2 ;;
 	--profile) profile=$2; shift 2 ;;
 	--script) mode=script script=$2; shift 2 ;;
+	--plugin) plugin=$2; shift 2 ;;
 	-*) die_usage "boot: unknown option $1" ;;
 	*) break ;;
 	esac
@@ -62,7 +65,7 @@ lsm=lsm=capability
 # i8042.*: no PS/2 probing (0.6 s of guest time at every boot); noapictimer:
 # without ACPI the local APIC timer calibration stalls ~10 s of wall time
 # under icount with sleep=off, so the PIT is the clock event device
-cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad"
+cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad${plugin:+ nokaslr}"
 case $accel in
 tcg) accel_args=(-accel tcg -icount 'shift=0,sleep=off,align=off' -cpu max) ;;
 kvm) accel_args=(-accel kvm -cpu host) ;;
@@ -75,6 +78,7 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
 	-rtc 'base=2026-01-01T00:00:00,clock=vm'
 	-display none -monitor none -nic none -no-reboot
 	-serial "file:$out/console.log" -serial "file:$out/results.txt")
+[[ -n $plugin && $plugin != none ]] && qemu+=(-plugin "$plugin")
 start=$(date +%s.%N)
 # timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
 # this script: whoever is killed (this script, timeout, or QEMU), no QEMU

@@ -333,10 +333,11 @@ log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start)
 if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
+post_failed=0
+"$LAB_ROOT/scripts/attribute.sh" "$dir" || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)
 run=$(basename "$dir")
-post_failed=0
 if "$LAB_ROOT/scripts/summary.sh" "$run"; then
 	"$LAB_ROOT/scripts/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
 	"$LAB_ROOT/scripts/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }

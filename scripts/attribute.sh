@@ -1,0 +1,149 @@
+#!/bin/bash
+# attribute.sh RUN_DIR: attribution boots for a matrix run. For every variant
+# x state of RUN_DIR/matrix.conf (A/A controls and n/a cells left out) that
+# runs a headline workload, boot once with the lab-attrib QEMU plugin
+# (tools/lab-attrib.c; nokaslr, seed 1) and write RUN_DIR/attribution.csv:
+#   variant,state,workload,seed,accel,unit,symbol,instructions_per_op,
+#   mem_accesses_per_op,calls_per_op
+# per kernel symbol inside uring-bench's measurement window, divided by the
+# window's ops; symbol [user] is user space, [kernel-other] kernel code outside
+# System.map's text, [total] the whole window. Only uring-bench workloads
+# open a window; fio workloads are not attributed (yet).
+# Attribution boots are separate from the timed cells (which keep
+# -seed-driven KASLR) and need TCG: under KVM there is nothing to do.
+#   LAB_ATTRIB_WORKLOADS  headline workloads (default bench-nop,bench-read,randread-qd128)
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+# attribute.sh --rows BOOT_DIR VARIANT STATE WORKLOADS: only print the rows of
+# one attribution boot's results.txt and attrib.out (for the unit test)
+rows_only=0
+[[ ${1:-} == --rows ]] && { rows_only=1; shift; }
+if ((rows_only)); then
+	(($# == 4)) || die_usage "usage: attribute.sh --rows BOOT_DIR VARIANT STATE WORKLOADS"
+else
+	(($# == 1)) || die_usage "usage: attribute.sh RUN_DIR (a results/<run-id> dir with matrix.conf)"
+fi
+dir=$1
+((rows_only)) || [[ -f $dir/matrix.conf ]] || die_usage "attribute.sh: $dir/matrix.conf not found; give a results/<run-id> dir"
+# rows OUT_DIR V S WL: attribution.csv rows of one attribution boot
+rows() {
+	local o=$1 v=$2 s=$3 wl=$4
+	awk -v v="$v" -v s="$s" -v wl="$wl" '
+		FNR == 1 { f++ }
+		{ sub(/\r$/, "") }
+		# results.txt: ops of each uring-bench result, in workload order
+		f == 1 && /^@@LAB begin workload=/ { w = $3; sub(/workload=/, "", w); next }
+		f == 1 && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); ops[w] = $i } next }
+		f == 2 && /^window / { split($2, a, "="); n = a[2]; split($3, b, "="); tot[n] = b[2]; nw = n + 1; next }
+		f == 2 && /^sym / {
+			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
+			key[++nk] = x["n"] SUBSEP x["name"]; ins[nk] = x["insns"]; mem[nk] = x["mem"]; calls[nk] = x["calls"]
+			next
+		}
+		END {
+			m = split(wl, name, ",")
+			if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
+			for (j = 1; j <= nk; j++) {
+				split(key[j], kk, SUBSEP); w = name[kk[1] + 1]; o = ops[w]
+				if (o <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, w > "/dev/stderr"; exit 1 }
+				printf "%s,%s,%s,1,tcg,instructions,%s,%.4f,%.4f,%.4f\n", v, s, w, kk[2], ins[j] / o, mem[j] / o, calls[j] / o
+			}
+			for (n = 0; n < nw; n++)
+				printf "%s,%s,%s,1,tcg,instructions,[total],%.4f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]]
+		}' "$o/results.txt" "$o/attrib.out"
+}
+
+if ((rows_only)); then
+	[[ -f $1/results.txt && -f $1/attrib.out ]] || die_usage "attribute.sh --rows: $1 has no results.txt and attrib.out"
+	rows "$@"
+	exit
+fi
+headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,randread-qd128}
+variants="" states="" workloads="" runtime="" accel=""
+# shellcheck source=/dev/null
+. "$dir/matrix.conf"
+if [[ $accel != tcg ]]; then
+	log "attribute: run is on $accel; the plugin needs TCG, no attribution boots"
+	exit 0
+fi
+
+plugin_dir=$LAB_CACHE/tools
+mkdir -p "$plugin_dir"
+make -s -C "$LAB_ROOT/tools" O="$plugin_dir" "$plugin_dir/lab-attrib.so" >&2
+plugin=$plugin_dir/lab-attrib.so
+
+# state_workloads STATE: as in matrix.sh, the run's list or the state's own
+state_workloads() {
+	if [[ -n $workloads ]]; then echo "$workloads"; return; fi
+	local wl
+	# shellcheck source=/dev/null
+	wl=$(. "$LAB_ROOT/workloads/states/$1.state" && echo "${STATE_WORKLOADS:-}")
+	echo "${wl:-$(known_workloads | paste -sd,)}"
+}
+# shellcheck source=/dev/null
+needs_audit() { (. "$LAB_ROOT/workloads/states/$1.state" && echo "$STATE_NEEDS_AUDIT"); }
+has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/$1/config"; }
+
+# the boots: variant, state, headline bench workloads of that state
+jobs=()
+for v in ${variants//,/ }; do
+	[[ $v == *-aa ]] && continue
+	for s in ${states//,/ }; do
+		[[ $(needs_audit "$s") == 1 ]] && ! has_audit "$v" && continue
+		hw=()
+		for w in $(state_workloads "$s" | tr ',' ' '); do
+			[[ ,$headline, == *,$w,* && -f $LAB_ROOT/workloads/$w.bench ]] && hw+=("$w")
+		done
+		((${#hw[@]})) && jobs+=("$v $s $(IFS=,; echo "${hw[*]}")")
+	done
+done
+((${#jobs[@]})) || { log "attribute: no variant x state of $dir runs a headline uring-bench workload"; exit 0; }
+
+total=${#jobs[@]} start=$(now) n=0
+log "attribute: $total attribution boots (plugin $plugin, nokaslr, seed 1), $LAB_JOBS at a time"
+mkdir -p "$dir/attribution"
+declare -A running=()
+finish_one() {
+	local pid rc=0 j o
+	wait -n -p pid || rc=$?
+	j=${running[$pid]}
+	unset "running[$pid]"
+	read -r v s wl <<<"$j"
+	o=$dir/raw/attrib/$v.$s
+	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp"; then
+		mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv"
+		log "  attribution $v / $s: $(grep -c . "$dir/attribution/$v.$s.csv") rows, $(sed -n 's/^wall_secs=//p' "$o/boot.info")s wall"
+	else
+		rm -f "$dir/attribution/$v.$s.csv.tmp"
+		log "  attribution $v / $s: failed (rc $rc, logs in $o)"
+		failed=$((failed + 1))
+	fi
+}
+failed=0
+for j in "${jobs[@]}"; do
+	read -r v s wl <<<"$j"
+	n=$((n + 1))
+	progress "$n" "$total" "$start" "attribution boot $v / $s ($wl)"
+	o=$dir/raw/attrib/$v.$s
+	rm -rf "$o"
+	mkdir -p "$o"
+	"$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
+		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out" \
+		--out "$o" "$v" "$s" 2>"$o/boot.stderr" &
+	running[$!]=$j
+	((${#running[@]} < LAB_JOBS)) || finish_one
+done
+while ((${#running[@]})); do finish_one; done
+
+{
+	echo "variant,state,workload,seed,accel,unit,symbol,instructions_per_op,mem_accesses_per_op,calls_per_op"
+	for j in "${jobs[@]}"; do
+		read -r v s _ <<<"$j"
+		[[ -f $dir/attribution/$v.$s.csv ]] && cat "$dir/attribution/$v.$s.csv"
+	done
+} >"$dir/attribution.csv.tmp"
+mv "$dir/attribution.csv.tmp" "$dir/attribution.csv"
+log "attribute: $dir/attribution.csv ($((total - failed)) of $total boots, $(fmt_secs $(($(now) - start))))"
+((failed == 0))
