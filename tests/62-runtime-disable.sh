@@ -24,6 +24,8 @@ accel=$("$LAB_ROOT/guest/accel.sh" auto)
 
 expect_bug() { [[ $1 == upstream || $1 == upstream-6.12 ]]; }
 variants=$({ tr ',' '\n' <"$LAB_ROOT/workloads/matrix.variants" | sed 's/-aa$//'; echo upstream-fix; echo upstream-6.12; } | awk 'NF && !seen[$0]++')
+# LAB_DISABLE_BUG_VARIANTS=a,b: only these (to rerun one by hand)
+[[ -n ${LAB_DISABLE_BUG_VARIANTS:-} ]] && variants=${LAB_DISABLE_BUG_VARIANTS//,/ }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
 has_audit() { ! grep -qs '^# CONFIG_AUDIT is not set' "$(variants_dir)/$1/config"; }
 
