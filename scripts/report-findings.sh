@@ -60,7 +60,7 @@ echo
 if [[ -n $subject ]]; then
 	echo "**Fix:** variant \`upstream-fix\`, \`kernel/variants/upstream-fix/$patch\`: \`$subject\`"
 	echo "(Fixes: 5bd2182d58e9). \`__audit_uring_exit()\` returns early for an \`AUDIT_CTX_UNUSED\` context, as"
-	echo "its dummy branch already does; with it the phase passes (both phases complete, clean console)."
+	echo "its dummy branch already does; with it the phase passes (root phase: 200 ops, clean console; tcg-icount, 2026-12-03)."
 else
 	echo "**Fix:** none in this tree (kernel/variants/upstream-fix is missing)."
 fi
