@@ -42,7 +42,7 @@ BUG end the boot at once):
 
 ```
 guest/boot.sh --script disable-bug --out /tmp/db upstream idle       # 6.1
-guest/boot.sh --script disable-bug --out /tmp/db612 upstream-6.12 idle
+guest/boot.sh --script disable-bug --out /tmp/db612 upstream-6-12 idle
 bash tests/62-runtime-disable.sh            # every variant, with the expected outcome of each
 ```
 EOT

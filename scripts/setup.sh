@@ -16,7 +16,7 @@ set -euo pipefail
 # what each package is for
 packages=(
 	linux-source-6.1 # the kernel tree every variant patches
-	linux-source-6.12 # the 6.12 base tree (upstream-6.12: the runtime-disable BUG on 6.12)
+	linux-source-6.12 # the 6.12 base tree (upstream-6-12: the runtime-disable BUG on 6.12)
 	build-essential bc flex bison libelf-dev libssl-dev cpio ccache # kernel build
 	qemu-system-x86  # boots every variant (KVM or TCG icount)
 	busybox-static fio # guest userland: shell, fio (fio.service is installed disabled, never started)

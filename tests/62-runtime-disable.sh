@@ -1,10 +1,10 @@
 #!/bin/bash
 # The runtime-disable BUG (issue 12) as a proof phase: boots every variant of
-# workloads/matrix.variants, plus upstream-fix and upstream-6.12, with
+# workloads/matrix.variants, plus upstream-fix and upstream-6-12, with
 # guest/scripts/disable-bug.sh (an io_uring rule on all opcodes, auditctl -e 0,
 # 100 OPENAT/CLOSE through io-wq, first as an unprivileged user, then as root).
 # Expected, per variant (also in each variant README):
-#   upstream, upstream-6.12: kernel BUG at kernel/auditsc.c in audit_log_exit()
+#   upstream, upstream-6-12: kernel BUG at kernel/auditsc.c in audit_log_exit()
 #     from __audit_uring_exit() in an io-wq worker: the expected finding
 #     (panic_on_oops ends the boot at once). The unprivileged phase is skipped
 #     while the initramfs gives uid 1000 no shell (its / is mode 0700).
@@ -22,8 +22,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 accel=$("$LAB_ROOT/guest/accel.sh" auto)
 
-expect_bug() { [[ $1 == upstream || $1 == upstream-6.12 ]]; }
-variants=$({ tr ',' '\n' <"$LAB_ROOT/workloads/matrix.variants" | sed 's/-aa$//'; echo upstream-fix; echo upstream-6.12; } | awk 'NF && !seen[$0]++')
+expect_bug() { [[ $1 == upstream || $1 == upstream-6-12 ]]; }
+variants=$({ tr ',' '\n' <"$LAB_ROOT/workloads/matrix.variants" | sed 's/-aa$//'; echo upstream-fix; echo upstream-6-12; } | awk 'NF && !seen[$0]++')
 # LAB_DISABLE_BUG_VARIANTS=a,b: only these (to rerun one by hand)
 [[ -n ${LAB_DISABLE_BUG_VARIANTS:-} ]] && variants=${LAB_DISABLE_BUG_VARIANTS//,/ }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
