@@ -18,7 +18,7 @@ body() {
 	local vmlinux=$1
 	objdump -d --no-show-raw-insn --disassemble="$fn" "$vmlinux" |
 		awk -v fn="$fn" '
-			function hex(h,   i, n) { n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+			function hex(h,   i, n) { h = substr(h, length(h) - 7); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
 			$0 ~ "^[0-9a-f]+ <" fn ">:$" { start = hex($1); on = 1; next }
 			on && /^$/ { on = 0 }
 			on && /^ *[0-9a-f]+:\t/ {
