@@ -19,6 +19,7 @@ usage: ./run.sh COMMAND [ARGS]
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
   compare RUN_A RUN_B        per-cell change between two runs, with CIs
+  disasm VARIANT [FUNCTION]  objdump of FUNCTION (io_issue_sqe) against nohooks
   test [--quick]             run the test suite (TAP)
 USAGE
 	exit 2
@@ -48,6 +49,7 @@ report)
 	exec "$root/scripts/report.sh" "$1"
 	;;
 compare) exec "$root/scripts/compare.sh" "$@" ;;
+disasm) exec "$root/scripts/disasm.sh" "$@" ;;
 test)
 	"$root/scripts/setup.sh"
 	exec "$root/tests/run-tests.sh" "$@"

@@ -20,7 +20,7 @@ accel=$("$LAB_ROOT/guest/accel.sh" auto)
 expect() {
 	local v=$1 pm=$2 a=$N
 	case $v in
-	rfc)
+	rfc | rfc-placement)
 		case $pm in
 		rule:nop | async:nop) echo "$a 0 0 0" ;; rule:read) echo "0 $a 0 0" ;;
 		rule:openclose | async:openclose) echo "0 0 $a $a" ;;

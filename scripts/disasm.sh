@@ -1,0 +1,56 @@
+#!/bin/bash
+# disasm.sh VARIANT [FUNCTION]: objdump -d of FUNCTION (default io_issue_sqe)
+# in the variant's vmlinux and in nohooks', with static instruction counts and
+# a diff of the two with addresses normalised to function offsets. Also keeps
+# the text as an artifact in the variant's build dir (disasm-FUNCTION.txt).
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+
+(($# == 1 || $# == 2)) || die_usage "usage: run.sh disasm VARIANT [FUNCTION] (default FUNCTION io_issue_sqe)"
+v=$1 fn=${2:-io_issue_sqe}
+check_variant "$v"
+[[ $fn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "disasm: '$fn' is not a function name (letters, digits, _ and . only)"
+base=nohooks
+
+# FUNCTION's body, one instruction a line: "+offset  mnemonic operands"
+body() {
+	local vmlinux=$1
+	objdump -d --no-show-raw-insn --disassemble="$fn" "$vmlinux" |
+		awk -v fn="$fn" '
+			function hex(h,   i, n) { h = substr(h, length(h) - 7); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+			$0 ~ "^[0-9a-f]+ <" fn ">:$" { start = hex($1); on = 1; next }
+			on && /^$/ { on = 0 }
+			on && /^ *[0-9a-f]+:\t/ {
+				split($0, a, "\t"); addr = a[1]; sub(/:$/, "", addr); sub(/^ +/, "", addr)
+				ins = a[2]; for (i = 3; i in a; i++) ins = ins " " a[i]
+				# branch targets inside the function as offsets, the rest by symbol
+				gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f] </, "<", ins)
+				printf "+0x%03x  %s\n", hex(addr) - start, ins
+			}'
+}
+
+out=$(mktemp)
+trap 'rm -f "$out" "$out".*' EXIT
+for k in "$v" "$base"; do
+	vm=$(build_of "$k")/vmlinux
+	[[ -f $vm ]] || die "disasm: $vm is missing; build it first with ./run.sh build $k"
+	body "$vm" >"$out.$k"
+	[[ -s $out.$k ]] || die "disasm: no function $fn in $vm (inlined, or not in this kernel: try nm $vm | grep $fn)"
+done
+{
+	echo "# disasm variant=$v function=$fn base=$base"
+	echo "# static instructions: $v=$(wc -l <"$out.$v") $base=$(wc -l <"$out.$base")"
+	echo "## $v"
+	cat "$out.$v"
+	if [[ $v != "$base" ]]; then
+		echo "## $base"
+		cat "$out.$base"
+		echo "## diff $base -> $v (mnemonics and operands, offsets dropped)"
+		diff -u <(cut -c9- "$out.$base" | sed "s/+0x[0-9a-f]*>/+X>/") <(cut -c9- "$out.$v" | sed "s/+0x[0-9a-f]*>/+X>/") | tail -n +3 || true
+	fi
+} >"$out"
+art=$(build_of "$v")/disasm-$fn.txt
+cp "$out" "$art"
+cat "$out"
+log "disasm: kept in $art"

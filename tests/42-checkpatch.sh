@@ -1,0 +1,26 @@
+#!/bin/bash
+# scripts/checkpatch.pl --strict (from the pristine Debian tree) on every patch
+# of every variant: any ERROR, WARNING or CHECK fails that patch.
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+cp=$LAB_PRISTINE/scripts/checkpatch.pl
+if [[ ! -f $cp ]]; then
+	skip "checkpatch --strict on every variant patch" "no pristine tree at $LAB_PRISTINE (run ./run.sh build nohooks once)"
+	exit 0
+fi
+command -v perl >/dev/null || { not_ok "perl is installed (checkpatch needs it)"; exit 0; }
+n=0
+for p in "$(variants_dir)"/*/*.patch; do
+	[[ -f $p ]] || continue
+	n=$((n + 1))
+	name=${p#"$(variants_dir)"/}
+	out=$(perl "$cp" --strict --no-tree --no-color --no-summary --terse "$p" 2>&1 || true)
+	if grep -qE '(ERROR|WARNING|CHECK):' <<<"$out"; then
+		grep -E '(ERROR|WARNING|CHECK):' <<<"$out" | head -5 | sed 's/^/    /'
+		not_ok "checkpatch --strict: $name"
+	else
+		ok "checkpatch --strict: $name"
+	fi
+done
+check "found variant patches to check ($n)" test "$n" -gt 0
