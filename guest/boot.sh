@@ -10,13 +10,14 @@
 #   --profile a,b      also run these workloads under ftrace's profiler and perf
 #   --mode run|probe
 #   --script NAME      run guest/scripts/NAME.sh in the guest instead of workloads
+#   --debug            boot the proof-only debug kernel (kernel/build.sh --debug)
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
 # (status=ok|timeout|panic|kernel-warning|died|qemu-error).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile=""
+debug="" out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile=""
 while (($#)); do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -28,6 +29,7 @@ while (($#)); do
 	--mode) mode=$2; shift 2 ;;
 	--profile) profile=$2; shift 2 ;;
 	--script) mode=script script=$2; shift 2 ;;
+	--debug) debug=--debug; shift ;;
 	-*) die_usage "boot: unknown option $1" ;;
 	*) break ;;
 	esac
@@ -49,8 +51,8 @@ STATE_CMDLINE=""
 # shellcheck source=/dev/null
 . "$statefile"
 
-"$LAB_ROOT/kernel/build.sh" "$v" >&2
-image=$(build_of "$v")/arch/x86/boot/bzImage
+"$LAB_ROOT/kernel/build.sh" $debug "$v" >&2
+image=$(build_of "$v")${debug:+-debug}/arch/x86/boot/bzImage
 initrd=$("$LAB_ROOT/guest/build-initramfs.sh")
 
 mkdir -p "$out"
