@@ -12,6 +12,7 @@
 #   --script NAME      run guest/scripts/NAME.sh in the guest instead of workloads
 #   --plugin ARGS      attribution boot: QEMU -plugin ARGS (tools/lab-attrib.c)
 #                      and nokaslr; ARGS "none": nokaslr only (its plain control)
+#   --debug            boot the proof-only debug kernel (kernel/build.sh --debug)
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
 # (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error;
 # killed: QEMU died of a signal before its deadline).
@@ -19,7 +20,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
+debug="" out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
 while (($#)); do
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -32,6 +33,7 @@ while (($#)); do
 	--profile) profile=$2; shift 2 ;;
 	--script) mode=script script=$2; shift 2 ;;
 	--plugin) plugin=$2; shift 2 ;;
+	--debug) debug=--debug; shift ;;
 	-*) die_usage "boot: unknown option $1" ;;
 	*) break ;;
 	esac
@@ -51,8 +53,8 @@ timeout=${timeout:-$((90 + nwl * runtime * 8))}
 # the host reads a state file as data, never sources it (lib/common.sh)
 STATE_CMDLINE=$(state_var "$state" STATE_CMDLINE)
 
-"$LAB_ROOT/kernel/build.sh" "$v" >&2
-image=$(build_of "$v")/arch/x86/boot/bzImage
+"$LAB_ROOT/kernel/build.sh" $debug "$v" >&2
+image=$(build_of "$v")${debug:+-debug}/arch/x86/boot/bzImage
 initrd=$("$LAB_ROOT/guest/build-initramfs.sh")
 
 mkdir -p "$out"

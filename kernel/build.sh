@@ -1,21 +1,25 @@
 #!/bin/bash
-# build.sh VARIANT: build the variant's bzImage in its own O= dir with ccache.
+# build.sh [--debug] VARIANT: build the variant's bzImage in its own O= dir with ccache.
+# --debug: the proof-only debug flavour (kernel/config/debug.config: lockdep,
+# PROVE_RCU, DEBUG_ATOMIC_SLEEP) in $tree/lab-build-debug, never timed.
 # Skips everything when series, patches, config fragments, source tarball and
 # these scripts are unchanged (a stamp holds their hash). Prints progress.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
+flavor=""
+[[ ${1:-} == --debug ]] && { flavor=-debug; shift; }
 v=${1:-}
 check_variant "$v"
 vdir=$(variants_dir)/$v
 tree=$(tree_of "$v")
-build=$(build_of "$v")
+build=$(build_of "$v")$flavor
 image=$build/arch/x86/boot/bzImage
 
 # one build of a variant at a time (a second caller waits, then finds it done)
 mkdir -p "$LAB_CACHE"
-exec 8>"$LAB_CACHE/build-$v.lock"
+exec 8>"$LAB_CACHE/build-$v$flavor.lock"
 flock 8
 
 base=$(variant_base "$v")
@@ -24,6 +28,7 @@ fragments=("$LAB_ROOT/kernel/config/lab.config")
 # options renamed or gone in a newer base: kernel/config/lab-BASE.config
 [[ -f $LAB_ROOT/kernel/config/lab-$base.config ]] && fragments+=("$LAB_ROOT/kernel/config/lab-$base.config")
 [[ -f $vdir/config ]] && fragments+=("$vdir/config")
+[[ -n $flavor ]] && fragments+=("$LAB_ROOT/kernel/config/debug.config")
 
 # hash of everything the image depends on
 series_hash() {
@@ -51,7 +56,7 @@ if [[ ! -f $tree/.lab-tree-stamp || $(cat "$tree/.lab-tree-stamp") != "$tree_id"
 fi
 
 progress 2 $steps "$start" "build $v: config (tinyconfig + ${fragments[*]##*/}, verified)"
-cfgdir=$tree/lab-config
+cfgdir=$tree/lab-config$flavor
 "$LAB_ROOT/kernel/make-config.sh" "$tree" "$cfgdir" "${fragments[@]}"
 # install the config only if it changed, so an unchanged config rebuilds nothing
 mkdir -p "$build"
@@ -63,7 +68,7 @@ progress 3 $steps "$start" "build $v: make bzImage -j$LAB_JOBS (ccache)"
 export CCACHE_DIR=$LAB_CACHE/ccache CCACHE_BASEDIR=$LAB_CACHE CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
 export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
 mkdir -p "$CCACHE_DIR"
-expected_file=$LAB_CACHE/expected-objects
+expected_file=$LAB_CACHE/expected-objects$flavor
 # the lab config makes ~950 objects; the previous build's count is better
 expected=$(cat "$expected_file" 2>/dev/null || echo 950)
 marker=$build/.lab-build-start
