@@ -32,6 +32,7 @@ expect "summary ../results/x is refused" 2 "bad run-id name" scripts/summary.sh 
 expect "--jobs 0 is refused" 2 "jobs must be a positive" $m --jobs 0 --accel tcg
 expect "--reps without a value: one clear line" 2 "reps needs a value" $m --reps
 mkdir -p "$LAB_RESULTS/evil"
+# shellcheck disable=SC2016 # the $(...) is the point: it must never run
 printf 'variants=upstream\nstates=off\nworkloads=\nreps=$(touch %s/pwned)1\nruntime=1\naccel=tcg\nprofile=none\n' "$tmp" >"$LAB_RESULTS/evil/matrix.conf"
 expect "matrix.conf with a command substitution is refused" 2 "reps must be a positive" $m --resume evil
 check "matrix.conf is never run as code" test ! -e "$tmp/pwned"
@@ -66,6 +67,7 @@ while read -r p; do
 	dpkg-query -W "$p" >/dev/null 2>&1 || continue
 	dpkg -L "$p" | grep -qE '^/(usr/)?lib/systemd/system/[^/]+\.service$|^/etc/init\.d/' || continue
 	pi=/var/lib/dpkg/info/$p.postinst
+	# shellcheck disable=SC2012
 	[[ -f $pi ]] || pi=$(ls /var/lib/dpkg/info/"$p":*.postinst 2>/dev/null | head -1)
 	if [[ -n $pi ]] && grep -qE 'invoke-rc\.d|deb-systemd-invoke|update-rc\.d [^ ]+ defaults( |$)' "$pi"; then bad+=" $p"; fi
 done < <(awk '/^packages=\(/ { on = 1; next } on && /^\)/ { exit } on { sub(/#.*/, ""); for (i = 1; i <= NF; i++) print $i }' scripts/setup.sh)
