@@ -40,3 +40,5 @@ check "report: Σ all symbols +8.00" grep -qF '| Σ all symbols | 289.80 | +8.00
 # shellcheck disable=SC2016 # backquotes are markdown
 check "report: symbols with no Δ are left out" test "$(grep -c '^| `' <<<"$md")" -eq 1
 check "report: no attribution.csv, no section" test -z "$("$LAB_ROOT/scripts/report-attribution.sh" "$tmp")"
+check "tools/lab-attrib.c builds with -Wall -Wextra -Werror as a shared object" \
+	make -s -C "$LAB_ROOT/tools" O="$tmp" "$tmp/lab-attrib.so"
