@@ -6,10 +6,21 @@
  *   labstat compare  [-R n] [-s seed] [-c conf] CELLS_A.csv CELLS_B.csv
  *   labstat describe CELLS.csv
  *
- * Medians with percentile-bootstrap confidence intervals; overhead of each
- * variant against the base variant of the same state and workload; a noise
- * floor from an A/A variant (the base kernel measured again as an independent
- * set of reps). CSV on stdout, diagnostics on stderr.
+ * The estimator follows the noise of the accelerator a group ran on:
+ *  - accel "tcg" (tcg-icount): guest time counts instructions and a seed's
+ *    boot repeats bit for bit; interference (a background event landing in
+ *    the window) only ever adds instructions, so the noise is discrete and
+ *    one-sided. The figure is the minimum over seeds (the maximum for ops/s),
+ *    with the range [min, max], labelled "range over N seeds".
+ *  - any other accel (kvm, tcg-wall): real-time noise. The figure is the
+ *    median, with a percentile-bootstrap CI only when every group involved
+ *    has n >= 10 (MIN_BOOT_N), otherwise the range, and the label says which.
+ * Overhead of each variant against the base variant of the same state and
+ * workload; two floors from controls: the seed floor from an A/A variant (the
+ * base kernel measured again with other seeds) and the codegen floor from a
+ * codegen A/A variant (the base kernel plus a neutral patch that moves code).
+ * An overhead is significant only when it clears both. CSV on stdout,
+ * diagnostics on stderr.
  *
  * Reproducibility: every interval is computed from a GSL mt19937 generator
  * reseeded, just before it is used, from the seed (-s) mixed with a hash of
@@ -19,15 +30,11 @@
  * involved: not on row order, not on which other groups are in the file, and
  * not on the machine (the hash is over bytes, mt19937 is portable).
  *
- * Small n: reps are typically 3-5. For n <= 5 the 95% percentile-bootstrap
- * interval of a median is exactly [min, max] of the sample (a resampled median
- * equals the minimum with probability 7/27 at n=3, 13/256 at n=4 and
- * 181/3125 at n=5, all above 2.5%), and [min, max] covers the true median
- * with probability 1 - 2^(1-n): 75% at n=3, 87.5% at n=4, 93.75% at n=5. At
- * n=3 against n=3 the overhead interval excludes 0 exactly when the two
- * samples' ranges do not overlap, which happens by chance 1 time in 10 when
- * there is no difference at all. The "95%" is nominal at these n; that is why
- * the A/A floor exists. usage() says so too.
+ * Small n: for n <= 5 the 95% percentile-bootstrap interval of a median is
+ * exactly [min, max] of the sample (a resampled median equals the minimum
+ * with probability 7/27 at n=3, above 2.5%), and [min, max] covers the true
+ * median only with probability 1 - 2^(1-n): 75% at n=3. So below MIN_BOOT_N
+ * reps no interval is called a CI: it is the range, and labelled so.
  *
  * Exit: 0 ok, 1 runtime error, 2 bad usage or bad input.
  */
@@ -51,6 +58,8 @@
 #define DEF_SEED	20211
 #define DEF_BASE	"nohooks"
 #define DEF_AA		"nohooks-aa"
+#define DEF_CODEGEN	"nohooks-codegen"
+#define MIN_BOOT_N	10	/* bootstrap CIs only from this many reps up */
 #define DEF_CONF	0.95
 #define MIN_RESAMPLES	100
 #define MAX_RESAMPLES	10000000
@@ -93,6 +102,8 @@ struct group {
 	char *variant, *state, *workload;
 	char *accel;		/* NULL until a row is seen */
 	bool accel_mixed;
+	bool icount;		/* deterministic tcg-icount: minimum estimator */
+	bool device_time;	/* workload's per-op count depends on device time */
 	struct okrow *ok;	/* the ok rows, in file order */
 	size_t nok, okcap;
 	struct vec ns, ops;	/* their values, sorted, once loading is done */
@@ -121,17 +132,22 @@ struct boot {
 	size_t bufcap;
 };
 
+/* what an interval is */
+enum ivkind { IV_NONE, IV_RANGE, IV_BOOT };
+
 /* a point estimate and its interval; either may be missing */
 struct est {
 	bool have;
 	bool have_ci;
+	enum ivkind kind;
 	double m, lo, hi;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s summary  [-B base] [-a aa] [-R resamples] [-s seed] [-c conf] CELLS.csv\n"
+"usage: %s summary  [-B base] [-a aa] [-g codegen] [-D workloads] [-R resamples]\n"
+"                       [-s seed] [-c conf] CELLS.csv\n"
 "       %s compare  [-R resamples] [-s seed] [-c conf] CELLS_A.csv CELLS_B.csv\n"
 "       %s describe CELLS.csv\n"
 "\n"
@@ -140,36 +156,52 @@ static void usage(FILE *f)
 "in any order (other columns are ignored). Only status 'ok' rows are used;\n"
 "'n/a' (or 'na') rows are counted in na, any other status in failed.\n"
 "\n"
+"Estimator, by the group's accel (column estimator; interval says what the\n"
+"interval is, on every row):\n"
+"  tcg (tcg-icount, deterministic): the minimum over seeds (maximum ops/s),\n"
+"    interval [min, max] = 'range over N seeds'. Interference only adds\n"
+"    instructions, so the minimum is the natural figure once enough seeds\n"
+"    reach the low mode.\n"
+"  any other accel (kvm, tcg-wall: real-time noise): the median, with a\n"
+"    percentile-bootstrap CI only when n >= %d on every side, otherwise the\n"
+"    range. (At n <= 5 the bootstrap CI of a median is exactly [min, max]\n"
+"    anyway, and covers the true median only 75%% of the time at n=3.)\n"
+"  Changes: figure(variant) - figure(base); interval a bootstrap CI as\n"
+"  above, else the range over all seed pairs [min(y)-max(x), max(y)-min(x)].\n"
+"\n"
 "summary: one row per (variant,state,workload), first-appearance order:\n"
-"  median ops/s and ns/op with bootstrap CIs; delta ns/op and overhead %%\n"
-"  = 100*(median(ns)/median(ns of base) - 1) versus the base variant in the\n"
-"  same state and workload (positive = slower), CIs from resampling both\n"
-"  groups independently; aa_floor_pct = max |bound| of the A/A variant's\n"
-"  overhead CI (empty without A/A data); significant = yes if the overhead\n"
-"  CI excludes 0 and its bound nearest 0 is beyond the A/A floor, '-' when\n"
-"  there is no overhead CI (the base itself, no base, n < 2 on a side).\n"
-"compare: per (variant,state,workload) in both files, change %% of median\n"
-"  ns/op from A to B, 100*(median_b/median_a - 1), with a bootstrap CI;\n"
-"  significant = yes if the CI excludes 0.\n"
+"  ops/s and ns/op figures with their intervals (the columns keep the names\n"
+"  median_* and *_ci_*; estimator and interval say what they hold); delta\n"
+"  ns/op and overhead %% = 100*(f(ns)/f(ns of base) - 1) versus the base\n"
+"  variant in the same state and workload (positive = slower).\n"
+"  aa_floor_pct: the seed floor, from the A/A variant (base kernel, other\n"
+"  seeds); codegen_floor_pct: the codegen floor, from the codegen A/A\n"
+"  variant (base kernel plus a neutral patch that moves code). Under tcg a\n"
+"  floor is |overhead of the control|; otherwise the larger |bound| of the\n"
+"  control's overhead interval. Empty without the control.\n"
+"  significant: tcg: yes if |overhead| is beyond both floors ('-' with no\n"
+"  floor at all); otherwise yes if the overhead interval excludes 0 and its\n"
+"  bound nearest 0 is beyond both floors; 'n/a' for -D workloads (never\n"
+"  starred); '-' for the base itself, no base, or no interval.\n"
+"  measure: device-time for -D workloads, else hook-cost.\n"
+"compare: per (variant,state,workload) in both files, change %% of the\n"
+"  figure from A to B, 100*(f_b/f_a - 1), with its interval (labelled);\n"
+"  significant = yes if the interval excludes 0.\n"
 "describe: a human-readable table of n, counts, median and range.\n"
 "\n"
 "  -B base       base variant (default %s)\n"
-"  -a aa         A/A variant: base kernel, independent reps (default %s)\n"
+"  -a aa         seed A/A variant: base kernel, other seeds (default %s)\n"
+"  -g codegen    codegen A/A variant (default %s)\n"
+"  -D w1,w2      workloads whose per-op count depends on device time\n"
+"                (polled spin, SQPOLL): not hook-cost measures (default none)\n"
 "  -R resamples  bootstrap resamples, %d..%d (default %d)\n"
 "  -s seed       bootstrap seed, output is byte-reproducible (default %d)\n"
 "  -c conf       confidence level, 0 < conf < 1 (default %.2f)\n"
 "  -h            this help\n"
 "\n"
-"CIs need n >= 2 in every group involved. Small n: for n <= 5 the 95%%\n"
-"bootstrap CI of a median is exactly [min, max] of the sample, which covers\n"
-"the true median only 75%% of the time at n=3 (87.5%% at n=4, 93.75%% at\n"
-"n=5). At 3 reps against 3, 'significant' without an A/A floor means the two\n"
-"ranges do not overlap, which happens by chance 1 time in 10 with no real\n"
-"difference. Treat the 95%% as nominal there, and measure the A/A variant.\n"
-"\n"
 "Exit status: 0 ok, 1 runtime error, 2 bad usage or bad input.\n",
-		prog, prog, prog, DEF_BASE, DEF_AA, MIN_RESAMPLES,
-		MAX_RESAMPLES, DEF_RESAMPLES, DEF_SEED, DEF_CONF);
+		prog, prog, prog, MIN_BOOT_N, DEF_BASE, DEF_AA, DEF_CODEGEN,
+		MIN_RESAMPLES, MAX_RESAMPLES, DEF_RESAMPLES, DEF_SEED, DEF_CONF);
 }
 
 static int nomem(const char *what)
@@ -544,6 +576,9 @@ static int load_cells(struct table *t)
 				goto err_nomem;
 		qsort(g->ns.v, g->ns.n, sizeof(double), cmp_double);
 		qsort(g->ops.v, g->ops.n, sizeof(double), cmp_double);
+		/* deterministic: only plain tcg (icount) rows, never mixed */
+		g->icount = g->accel && !g->accel_mixed &&
+			    !strcmp(g->accel, "tcg");
 	}
 	ret = 0;
 	goto out;
@@ -649,9 +684,15 @@ static void percentile_ci(const struct boot *b, double *r, struct est *e)
 	e->have_ci = true;
 }
 
-/* median of the (sorted) x, with a bootstrap interval when n >= 2 */
-static int median_ci(struct boot *b, const char *tag, const struct group *g,
-		     const struct vec *x, struct est *e)
+/*
+ * The figure of the (sorted) x and its interval. icount: the minimum (the
+ * maximum when larger is better, as for ops/s) with the range; otherwise the
+ * median, with a bootstrap CI when n >= MIN_BOOT_N, else the range. No
+ * interval at n < 2.
+ */
+static int figure(struct boot *b, const char *tag, const struct group *g,
+		  const struct vec *x, bool icount, bool larger_better,
+		  struct est *e)
 {
 	size_t i;
 	int ret;
@@ -660,9 +701,19 @@ static int median_ci(struct boot *b, const char *tag, const struct group *g,
 	if (!x->n)
 		return 0;
 	e->have = true;
-	e->m = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
+	if (icount)
+		e->m = larger_better ? x->v[x->n - 1] : x->v[0];
+	else
+		e->m = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
 	if (x->n < 2)
 		return 0;
+	if (icount || x->n < MIN_BOOT_N) {
+		e->lo = x->v[0];
+		e->hi = x->v[x->n - 1];
+		e->have_ci = true;
+		e->kind = IV_RANGE;
+		return 0;
+	}
 	ret = boot_reserve(b, x->n);
 	if (ret)
 		return ret;
@@ -670,16 +721,20 @@ static int median_ci(struct boot *b, const char *tag, const struct group *g,
 	for (i = 0; i < b->resamples; i++)
 		b->rep1[i] = resample_median(b, x);
 	percentile_ci(b, b->rep1, e);
+	e->kind = IV_BOOT;
 	return 0;
 }
 
 /*
- * Difference m(y) - m(x) and change 100 * (m(y) / m(x) - 1) of medians, with
- * intervals from resampling x and y independently. key names the interval
- * (the variant's group, for the seed).
+ * Difference f(y) - f(x) and change 100 * (f(y) / f(x) - 1) of the figures
+ * f (minimum under icount, else median). Interval: a bootstrap CI from
+ * resampling x and y independently when both have n >= MIN_BOOT_N and the
+ * figure is the median; otherwise the range of the differences over all seed
+ * pairs, [min(y) - max(x), max(y) - min(x)]. key names the interval (the
+ * variant's group, for the seed).
  */
 static int change_ci(struct boot *b, const char *tag, const struct group *key,
-		     const struct vec *x, const struct vec *y,
+		     const struct vec *x, const struct vec *y, bool icount,
 		     struct est *delta, struct est *pct)
 {
 	double mx, my;
@@ -690,13 +745,30 @@ static int change_ci(struct boot *b, const char *tag, const struct group *key,
 	memset(pct, 0, sizeof(*pct));
 	if (!x->n || !y->n)
 		return 0;
-	mx = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
-	my = gsl_stats_median_from_sorted_data(y->v, 1, y->n);
+	if (icount) {
+		mx = x->v[0];
+		my = y->v[0];
+	} else {
+		mx = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
+		my = gsl_stats_median_from_sorted_data(y->v, 1, y->n);
+	}
 	delta->have = pct->have = true;
 	delta->m = my - mx;
 	pct->m = 100 * (my / mx - 1);
 	if (x->n < 2 || y->n < 2)
 		return 0;
+	if (icount || x->n < MIN_BOOT_N || y->n < MIN_BOOT_N) {
+		double xlo = x->v[0], xhi = x->v[x->n - 1];
+		double ylo = y->v[0], yhi = y->v[y->n - 1];
+
+		delta->lo = ylo - xhi;
+		delta->hi = yhi - xlo;
+		pct->lo = 100 * (ylo / xhi - 1);
+		pct->hi = 100 * (yhi / xlo - 1);
+		delta->have_ci = pct->have_ci = true;
+		delta->kind = pct->kind = IV_RANGE;
+		return 0;
+	}
 	ret = boot_reserve(b, x->n > y->n ? x->n : y->n);
 	if (ret)
 		return ret;
@@ -709,7 +781,38 @@ static int change_ci(struct boot *b, const char *tag, const struct group *key,
 	}
 	percentile_ci(b, b->rep1, delta);
 	percentile_ci(b, b->rep2, pct);
+	delta->kind = pct->kind = IV_BOOT;
 	return 0;
+}
+
+/* what a figure's interval is, for the interval column */
+static void label_figure(char *buf, size_t len, const struct est *e, size_t n,
+			 double conf)
+{
+	if (!e->have)
+		snprintf(buf, len, "none (no ok rep)");
+	else if (e->kind == IV_BOOT)
+		snprintf(buf, len, "%g%% bootstrap CI over %zu seeds",
+			 100 * conf, n);
+	else if (e->kind == IV_RANGE)
+		snprintf(buf, len, "range over %zu seeds", n);
+	else
+		snprintf(buf, len, "none (1 seed)");
+}
+
+/* what a change's interval is, for the delta_interval column */
+static void label_change(char *buf, size_t len, const struct est *e,
+			 size_t nx, size_t ny, double conf)
+{
+	if (!e->have)
+		snprintf(buf, len, "none");
+	else if (e->kind == IV_BOOT)
+		snprintf(buf, len, "%g%% bootstrap CI (n=%zu vs %zu)",
+			 100 * conf, ny, nx);
+	else if (e->kind == IV_RANGE)
+		snprintf(buf, len, "range over %zux%zu seed pairs", ny, nx);
+	else
+		snprintf(buf, len, "none (n < 2 on a side)");
 }
 
 /* CSV field: quoted only when it has to be */
@@ -778,11 +881,58 @@ static int finish_stdout(void)
 	return 0;
 }
 
+/* is w in the comma-separated list? */
+static bool in_list(const char *list, const char *w)
+{
+	size_t n = strlen(w);
+	const char *p = list;
+
+	while (p && *p) {
+		if (!strncmp(p, w, n) && (p[n] == ',' || p[n] == '\0'))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+/*
+ * The floor a control c gives for a state/workload: under icount the
+ * magnitude of its change versus the base (the minimum is exact, the floor is
+ * how far two sets of seeds or two codegens disagree); otherwise the larger
+ * magnitude of its interval's bounds.
+ */
+static int control_floor(struct boot *b, const struct group *bg,
+			 const struct group *c, bool *have, double *floor)
+{
+	struct est d, p;
+	bool icount = bg->icount && c->icount;
+	int ret;
+
+	*have = false;
+	if (!c || c == bg)
+		return 0;
+	/* same seed tag as the control row's own overhead: same interval */
+	ret = change_ci(b, "overhead", c, &bg->ns, &c->ns, icount, &d, &p);
+	if (ret)
+		return ret;
+	if (icount && p.have) {
+		*have = true;
+		*floor = fabs(p.m);
+	} else if (!icount && p.have_ci) {
+		*have = true;
+		*floor = fmax(fabs(p.lo), fabs(p.hi));
+	}
+	return 0;
+}
+
 static int do_summary(struct boot *b, const char *path, const char *base,
-		      const char *aa)
+		      const char *aa, const char *codegen,
+		      const char *device_time)
 {
 	struct table t = { .path = path };
-	size_t i, j, pairs = 0, no_aa = 0;
+	size_t i, j, pairs = 0, no_aa = 0, no_cg = 0;
 	int ret;
 
 	ret = load_cells(&t);
@@ -791,8 +941,10 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	ret = boot_init(b);
 	if (ret)
 		goto err;
+	for (i = 0; i < t.n; i++)
+		t.g[i].device_time = in_list(device_time, t.g[i].workload);
 
-	/* how many state/workload pairs lack A/A data: one note, not many */
+	/* how many state/workload pairs lack control data: one note, not many */
 	for (i = 0; i < t.n; i++) {
 		const struct group *g = &t.g[i], *a;
 
@@ -806,55 +958,75 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		a = find_group(&t, aa, g->state, g->workload);
 		if (!a || a->ns.n < 2)
 			no_aa++;
+		a = find_group(&t, codegen, g->state, g->workload);
+		if (!a || !a->ns.n)
+			no_cg++;
 	}
 	if (no_aa)
-		fprintf(stderr, "%s: note: no A/A data ('%s' with n >= 2) for %zu of %zu state/workload pairs; significant there ignores the noise floor\n",
+		fprintf(stderr, "%s: note: no seed A/A data ('%s' with n >= 2) for %zu of %zu state/workload pairs; significant there ignores the seed floor\n",
 			prog, aa, no_aa, pairs);
+	if (no_cg)
+		fprintf(stderr, "%s: note: no codegen A/A data ('%s') for %zu of %zu state/workload pairs; significant there ignores the codegen floor\n",
+			prog, codegen, no_cg, pairs);
 
 	printf("variant,state,workload,accel,n,failed,na,"
 	       "median_ops_per_sec,ops_ci_lo,ops_ci_hi,"
 	       "median_ns_per_op,ns_ci_lo,ns_ci_hi,"
 	       "delta_ns_per_op,delta_ci_lo,delta_ci_hi,"
 	       "overhead_pct,overhead_ci_lo,overhead_ci_hi,"
-	       "aa_floor_pct,significant\n");
+	       "aa_floor_pct,codegen_floor_pct,significant,"
+	       "estimator,interval,delta_interval,measure\n");
 	for (i = 0; i < t.n; i++) {
-		struct group *g = &t.g[i], *bg, *ag;
+		struct group *g = &t.g[i], *bg, *ag, *cg;
 		struct est ops, ns, delta = { 0 }, ovh = { 0 };
-		struct est ad = { 0 }, ap = { 0 };
-		bool have_floor = false;
+		bool have_aa = false, have_cg = false, icount = g->icount;
 		const char *sig = "-";
-		double floor = 0, near = 0;
+		double aafl = 0, cgfl = 0, near = 0;
+		char iv[96], div[96] = "none";
 
 		bg = find_group(&t, base, g->state, g->workload);
 		ag = find_group(&t, aa, g->state, g->workload);
+		cg = find_group(&t, codegen, g->state, g->workload);
 
-		ret = median_ci(b, "ops", g, &g->ops, &ops);
+		ret = figure(b, "ops", g, &g->ops, icount, true, &ops);
 		if (!ret)
-			ret = median_ci(b, "ns", g, &g->ns, &ns);
+			ret = figure(b, "ns", g, &g->ns, icount, false, &ns);
 		if (!ret && bg && bg != g)
 			ret = change_ci(b, "overhead", g, &bg->ns, &g->ns,
-					&delta, &ovh);
-		/* same seed tag as the A/A row's own overhead: same interval */
-		if (!ret && bg && ag && bg != ag)
-			ret = change_ci(b, "overhead", ag, &bg->ns, &ag->ns,
-					&ad, &ap);
+					icount && bg->icount, &delta, &ovh);
+		if (!ret && bg && ag)
+			ret = control_floor(b, bg, ag, &have_aa, &aafl);
+		if (!ret && bg && cg)
+			ret = control_floor(b, bg, cg, &have_cg, &cgfl);
 		if (ret)
 			goto err;
-		if (bg && ag && bg != ag && ap.have_ci) {
-			have_floor = true;
-			floor = fmax(fabs(ap.lo), fabs(ap.hi));
-		}
 		if (bg && bg != g && g->accel && bg->accel &&
 		    strcmp(g->accel, bg->accel))
 			fprintf(stderr, "%s: warning: %s/%s/%s ran with accel '%s', its base with '%s'; the overhead compares different setups\n",
 				prog, g->variant, g->state, g->workload,
 				g->accel, bg->accel);
 
-		if (ovh.have_ci) {
+		if (g->device_time && ovh.have) {
+			/* per-op counts spin iterations: device time, not hooks */
+			sig = "n/a";
+		} else if (icount && bg && bg->icount && ovh.have &&
+			   (have_aa || have_cg)) {
+			/* the minimum is exact: it must clear both floors */
+			double m = fabs(ovh.m);
+
+			sig = m > 0 && (!have_aa || m > aafl) &&
+			      (!have_cg || m > cgfl) ? "yes" : "no";
+		} else if (!(icount && bg && bg->icount) && ovh.have_ci) {
 			bool excl = excludes_zero(&ovh, &near);
 
-			sig = excl && (!have_floor || near > floor) ? "yes" : "no";
+			sig = excl && (!have_aa || near > aafl) &&
+			      (!have_cg || near > cgfl) ? "yes" : "no";
 		}
+
+		label_figure(iv, sizeof(iv), &ns, g->ns.n, b->conf);
+		if (bg && bg != g)
+			label_change(div, sizeof(div), &ovh, bg->ns.n,
+				     g->ns.n, b->conf);
 
 		put_str(g->variant, true);
 		put_str(g->state, false);
@@ -866,8 +1038,14 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		put_est(&ns, 3);
 		put_est(&delta, 3);
 		put_est(&ovh, 3);
-		put_num(have_floor, floor, 3);
-		printf(",%s\n", sig);
+		put_num(have_aa, aafl, 3);
+		put_num(have_cg, cgfl, 3);
+		printf(",%s", sig);
+		put_str(icount ? "min" : "median", false);
+		put_str(iv, false);
+		put_str(div, false);
+		put_str(g->device_time ? "device-time" : "hook-cost", false);
+		putchar('\n');
 	}
 	ret = finish_stdout();
 err:
@@ -897,37 +1075,46 @@ static int do_compare(struct boot *b, const char *path_a, const char *path_b)
 			only_b++;
 
 	printf("variant,state,workload,n_a,n_b,median_ns_a,median_ns_b,"
-	       "change_pct,change_ci_lo,change_ci_hi,significant\n");
+	       "change_pct,change_ci_lo,change_ci_hi,significant,"
+	       "estimator,interval\n");
 	for (i = 0; i < ta.n; i++) {
 		struct group *ga = &ta.g[i], *gb;
-		struct est delta, pct;
+		struct est delta, pct, fa, fb;
 		const char *sig = "-";
 		double near = 0;
+		bool icount;
+		char iv[96];
 
 		gb = find_group(&tb, ga->variant, ga->state, ga->workload);
 		if (!gb) {
 			only_a++;
 			continue;
 		}
-		ret = change_ci(b, "compare", ga, &ga->ns, &gb->ns, &delta,
-				&pct);
+		icount = ga->icount && gb->icount;
+		ret = change_ci(b, "compare", ga, &ga->ns, &gb->ns, icount,
+				&delta, &pct);
+		if (!ret)
+			ret = figure(b, "ns", ga, &ga->ns, icount, false, &fa);
+		if (!ret)
+			ret = figure(b, "ns", gb, &gb->ns, icount, false, &fb);
 		if (ret)
 			goto err;
 		if (pct.have_ci)
 			sig = excludes_zero(&pct, &near) ? "yes" : "no";
+		label_change(iv, sizeof(iv), &pct, ga->ns.n, gb->ns.n,
+			     b->conf);
 
 		put_str(ga->variant, true);
 		put_str(ga->state, false);
 		put_str(ga->workload, false);
 		printf(",%zu,%zu", ga->ns.n, gb->ns.n);
-		put_num(ga->ns.n > 0, ga->ns.n ?
-			gsl_stats_median_from_sorted_data(ga->ns.v, 1,
-							  ga->ns.n) : 0, 3);
-		put_num(gb->ns.n > 0, gb->ns.n ?
-			gsl_stats_median_from_sorted_data(gb->ns.v, 1,
-							  gb->ns.n) : 0, 3);
+		put_num(fa.have, fa.m, 3);
+		put_num(fb.have, fb.m, 3);
 		put_est(&pct, 3);
-		printf(",%s\n", sig);
+		printf(",%s", sig);
+		put_str(icount ? "min" : "median", false);
+		put_str(iv, false);
+		putchar('\n');
 	}
 	if (only_a || only_b)
 		fprintf(stderr, "%s: note: %zu groups only in %s, %zu only in %s; not compared\n",
@@ -1018,7 +1205,8 @@ int main(int argc, char **argv)
 		.seed = DEF_SEED,
 		.conf = DEF_CONF,
 	};
-	const char *cmd, *base = DEF_BASE, *aa = DEF_AA;
+	const char *cmd, *base = DEF_BASE, *aa = DEF_AA, *codegen = DEF_CODEGEN;
+	const char *device_time = "";
 	unsigned long ul;
 	char *end;
 	int opt, nfiles, ret;
@@ -1043,13 +1231,19 @@ int main(int argc, char **argv)
 	argc--;
 	argv++;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt(argc, argv, ":B:a:R:s:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, ":B:a:g:D:R:s:c:h")) != -1) {
 		switch (opt) {
 		case 'B':
 			base = optarg;
 			break;
 		case 'a':
 			aa = optarg;
+			break;
+		case 'g':
+			codegen = optarg;
+			break;
+		case 'D':
+			device_time = optarg;
 			break;
 		case 'R':
 			if (!parse_ulong(optarg, &ul) || ul < MIN_RESAMPLES ||
@@ -1089,8 +1283,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if (strcmp(cmd, "summary") && (strcmp(base, DEF_BASE) ||
-				       strcmp(aa, DEF_AA)))
-		return bad_usage("-B and -a are for summary only, not %s",
+				       strcmp(aa, DEF_AA) ||
+				       strcmp(codegen, DEF_CODEGEN) ||
+				       *device_time))
+		return bad_usage("-B, -a, -g and -D are for summary only, not %s",
 				 cmd);
 	if (!strcmp(cmd, "describe") &&
 	    (b.resamples != DEF_RESAMPLES || b.seed != DEF_SEED ||
@@ -1098,6 +1294,9 @@ int main(int argc, char **argv)
 		return bad_usage("%s takes no bootstrap options", cmd);
 	if (!strcmp(base, aa))
 		return bad_usage("the base and the A/A variant are both '%s'; the A/A variant must be a separate set of reps",
+				 base);
+	if (!strcmp(base, codegen))
+		return bad_usage("the base and the codegen A/A variant are both '%s'; the codegen control must be a separately built kernel",
 				 base);
 
 	nfiles = !strcmp(cmd, "compare") ? 2 : 1;
@@ -1109,7 +1308,8 @@ int main(int argc, char **argv)
 	}
 
 	if (!strcmp(cmd, "summary"))
-		ret = do_summary(&b, argv[optind], base, aa);
+		ret = do_summary(&b, argv[optind], base, aa, codegen,
+				 device_time);
 	else if (!strcmp(cmd, "compare"))
 		ret = do_compare(&b, argv[optind], argv[optind + 1]);
 	else

@@ -147,6 +147,14 @@ known_workloads() {
 	done
 }
 
+# device_time_workloads: comma list of the workloads whose per-op count depends
+# on device time (a "measure: device-time" line in the workload file): their
+# deltas are not hook-cost measures and are never starred
+device_time_workloads() {
+	grep -lE '^[;#] *measure: *device-time' "$LAB_ROOT"/workloads/*.fio "$LAB_ROOT"/workloads/*.bench 2>/dev/null |
+		sed 's|.*/||; s|\.[^.]*$||' | paste -sd, || true
+}
+
 check_workload() {
 	[[ -z $1 ]] || check_name workload "$1"
 	[[ -n $1 && ( -f $LAB_ROOT/workloads/$1.fio || -f $LAB_ROOT/workloads/$1.bench ) ]] ||

@@ -78,7 +78,7 @@ ovh=$tmp/ovh.csv
 lab "$ovh" summary "$data/overhead.csv"
 check "summary of overhead.csv exits 0, no warnings" ran_ok "$ovh"
 check "summary header is the documented column list" \
-	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,significant"
+	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure"
 check "summary rows in first-appearance order, columns found by header name" \
 	eq "$(tail -n +2 "$ovh" | cut -d, -f1-5 | tr '\n' ' ')" \
 	"nohooks,warm,randread,kvm,5 nohooks-aa,warm,randread,kvm,5 hooked,warm,randread,kvm,5 nohooks,cold,randread,kvm,5 hooked,cold,randread,kvm,5 "
@@ -125,18 +125,18 @@ check "A/A floor = max |bound| of the A/A row's overhead CI ($aalo, $aahi)" \
 # --- reproducibility -------------------------------------------------------------
 lab "$tmp/ovh2.csv" summary "$data/overhead.csv"
 check "summary output byte-identical across two runs" cmp -s "$ovh" "$tmp/ovh2.csv"
-# At n=5 and 10000 resamples the bootstrap distribution is a few atoms and the
-# quantiles rarely move with the seed; at 100 resamples they do, so these
-# show that runs agree because of the seed, and that the seed is per group.
-lab "$tmp/r100a.csv" summary -R 100 "$data/overhead.csv"
-lab "$tmp/r100b.csv" summary -R 100 "$data/overhead.csv"
-lab "$tmp/r100s1.csv" summary -R 100 -s 1 "$data/overhead.csv"
+# Bootstrap CIs exist only from n >= 10 (boot12.csv: 12 kvm reps a group).
+# At 100 resamples the quantiles move with the seed, so these show that runs
+# agree because of the seed, and that the seed is per group.
+lab "$tmp/r100a.csv" summary -R 100 "$data/boot12.csv"
+lab "$tmp/r100b.csv" summary -R 100 "$data/boot12.csv"
+lab "$tmp/r100s1.csv" summary -R 100 -s 1 "$data/boot12.csv"
 check "-R 100: byte-identical across two runs" cmp -s "$tmp/r100a.csv" "$tmp/r100b.csv"
 check "-R 100: a different seed (-s 1) changes the CIs" \
 	differ "$tmp/r100a.csv" "$tmp/r100s1.csv"
 {
-	head -1 "$data/overhead.csv"
-	tail -n +2 "$data/overhead.csv" | tac
+	head -1 "$data/boot12.csv"
+	tail -n +2 "$data/boot12.csv" | tac
 } >"$tmp/reversed.csv"
 lab "$tmp/rev.csv" summary -R 100 "$tmp/reversed.csv"
 check "-R 100: reversing the row order changes no group's numbers" \
@@ -152,17 +152,71 @@ check "median exact for even n=4 (10,20,30,40 -> 25.000; ops -> 275.0)" \
 	eq "$(get "$md" nohooks warm even median_ns_per_op),$(get "$md" nohooks warm even median_ops_per_sec)" 25.000,275.0
 check "n=3 median CI is [min, max] = [7.000, 9.000] (coarse, as documented)" \
 	eq "$(get "$md" nohooks warm three ns_ci_lo),$(get "$md" nohooks warm three ns_ci_hi)" 7.000,9.000
-# resampled medians of {10, 20} are 10, 15, 20 with probability 1/4, 1/2, 1/4:
-# the 30% and 70% quantiles are both 15, the midpoint of an even resample
-lab "$tmp/c40.csv" summary -c 0.4 "$data/medians.csv"
-check "even-n resample median is the midpoint: n=2 {10,20} at -c 0.4 gives CI [15.000, 15.000]" \
-	eq "$(get "$tmp/c40.csv" nohooks warm two ns_ci_lo),$(get "$tmp/c40.csv" nohooks warm two ns_ci_hi)" 15.000,15.000
+check "n < 10 under kvm: no bootstrap, the interval is the range, labelled so (n=2 {10,20}: [10.000, 20.000])" \
+	eq "$(get "$md" nohooks warm two ns_ci_lo),$(get "$md" nohooks warm two ns_ci_hi),$(get "$md" nohooks warm two interval)" "10.000,20.000,range over 2 seeds"
 check "failed and timeout rows counted in failed (3), n/a in na (1), n excludes them (5)" \
 	eq "$(get "$md" nohooks warm odd n),$(get "$md" nohooks warm odd failed),$(get "$md" nohooks warm odd na)" 5,3,1
 check "failed rows' values (900, 950) excluded from the median and CI" \
 	eq "$(get "$md" nohooks warm odd median_ns_per_op),$(get "$md" nohooks warm odd ns_ci_hi)" 13.000,15.000
 check "all-failed group still gets a row: n=0, empty numbers, significant '-'" \
-	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,-"
+	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost"
+
+# --- estimator matched to the noise ----------------------------------------------
+# labels: "95% CI" only where it is one (n >= 10 on every side)
+check "kvm n=5: interval 'range over 5 seeds', delta 'range over 5x5 seed pairs', estimator median" \
+	eq "$(get "$ovh" hooked warm randread estimator),$(get "$ovh" hooked warm randread interval),$(get "$ovh" hooked warm randread delta_interval)" \
+	"median,range over 5 seeds,range over 5x5 seed pairs"
+no_small_ci() { ! awk -F, 'NR > 1 && $5 < 10 && /CI/' "$ovh" "$md" "$tmp/ic.csv" | grep -q .; }
+b12=$tmp/b12.csv
+lab "$b12" summary "$data/boot12.csv"
+check "kvm n=12: '95% bootstrap CI over 12 seeds', delta '95% bootstrap CI (n=12 vs 12)'" \
+	eq "$(get "$b12" hooked warm randread interval),$(get "$b12" hooked warm randread delta_interval)" \
+	"95% bootstrap CI over 12 seeds,95% bootstrap CI (n=12 vs 12)"
+lo=$(get "$b12" hooked warm randread overhead_ci_lo)
+hi=$(get "$b12" hooked warm randread overhead_ci_hi)
+check "kvm n=12: +2% overhead, bootstrap CI [$lo, $hi] contains 2, significant" \
+	both above0_contains "$lo" "$hi" 2 -- eq "$(get "$b12" hooked warm randread significant)" yes
+
+# recorded tcg-icount rows (results/20261203-083012-tcg, state off): two
+# modes 3.87 instructions/op apart on bench-read
+ic=$tmp/ic.csv
+lab "$ic" summary -D randread-polled,randread-sqpoll "$data/icount-recorded.csv"
+check "icount: summary of recorded cells exits 0" eq "$(cat "$ic.rc")" 0
+check "icount: the figure is the minimum over seeds (rfc/off/bench-read 3213.953, its median is 3217.824)" \
+	eq "$(get "$ic" rfc off bench-read median_ns_per_op),$(get "$ic" rfc off bench-read estimator)" "3213.953,min"
+check "icount: ops/s figure is the maximum (rfc/off/bench-read 311143.3)" \
+	eq "$(get "$ic" rfc off bench-read median_ops_per_sec)" 311143.3
+check "icount: interval is [min, max] labelled 'range over 3 seeds', never a CI" \
+	eq "$(get "$ic" rfc off bench-read ns_ci_lo),$(get "$ic" rfc off bench-read ns_ci_hi),$(get "$ic" rfc off bench-read interval)" \
+	"3213.953,3217.836,range over 3 seeds"
+check "icount: exact deltas from the minimum: upstream +8.008, static-key +4.991, rfc +10.001" \
+	eq "$(get "$ic" upstream off bench-read delta_ns_per_op),$(get "$ic" static-key off bench-read delta_ns_per_op),$(get "$ic" rfc off bench-read delta_ns_per_op)" \
+	"8.008,4.991,10.001"
+check "icount: seed floor = |A/A change of the minimum| (0.000% on bench-read)" \
+	eq "$(get "$ic" upstream off bench-read aa_floor_pct)" 0.000
+check "icount: upstream +8 on bench-read clears the seed floor: significant" \
+	eq "$(get "$ic" upstream off bench-read significant)" yes
+check "device-time workload (randread-polled): measure device-time, never starred (n/a)" \
+	eq "$(get "$ic" rfc off randread-polled measure),$(get "$ic" rfc off randread-polled significant)" "device-time,n/a"
+lab "$tmp/ic-nod.csv" summary "$data/icount-recorded.csv"
+check "without -D the same randread-polled row is judged (measure hook-cost)" \
+	eq "$(get "$tmp/ic-nod.csv" rfc off randread-polled measure)" hook-cost
+check "no 'CI' label on any row with n < 10" no_small_ci
+
+# codegen floor: nohooks-codegen = base + 0.2% under icount
+cgf=$tmp/cg.csv
+lab "$cgf" summary "$data/codegen.csv"
+check "codegen: summary exits 0, no notes about missing controls" \
+	both eq "$(cat "$cgf.rc")" 0 -- eq "$(cat "$cgf.err")" ""
+check "codegen floor = |min(codegen)/min(base) - 1| = 0.200%, seed floor 0.010%" \
+	eq "$(get "$cgf" small idle bench codegen_floor_pct),$(get "$cgf" small idle bench aa_floor_pct)" "0.200,0.010"
+check "codegen: +0.15% clears the seed floor but not the codegen floor: not significant" \
+	eq "$(get "$cgf" small idle bench overhead_pct),$(get "$cgf" small idle bench significant)" "0.150,no"
+check "codegen: +1% clears both floors: significant" \
+	eq "$(get "$cgf" big idle bench overhead_pct),$(get "$cgf" big idle bench significant)" "1.000,yes"
+lab "$tmp/cg-g.csv" summary -g none "$data/codegen.csv"
+check "codegen: with the codegen control disabled (-g none) the +0.15% is significant" \
+	eq "$(get "$tmp/cg-g.csv" small idle bench significant)" yes
 
 # --- bad input and usage -----------------------------------------------------------
 # exits_2_saying MSG ARGS...: labstat ARGS exits 2, writes nothing on stdout
@@ -189,7 +243,8 @@ usage_documented() {
 	"$ls" -h >"$tmp/usage"
 	grep -q "default 10000" "$tmp/usage" && grep -q "default 20211" "$tmp/usage" &&
 		grep -q "default nohooks)" "$tmp/usage" && grep -q "default nohooks-aa" "$tmp/usage" &&
-		grep -q "default 0.95" "$tmp/usage" && grep -q "75% of the time at n=3" "$tmp/usage"
+		grep -q "default 0.95" "$tmp/usage" && grep -q "default nohooks-codegen" "$tmp/usage" &&
+		grep -q "n >= 10" "$tmp/usage" && grep -q "minimum over seeds" "$tmp/usage"
 }
 check "usage documents the defaults and the small-n caveat" usage_documented
 
