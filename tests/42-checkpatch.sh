@@ -15,7 +15,9 @@ for p in "$(variants_dir)"/*/*.patch; do
 	[[ -f $p ]] || continue
 	n=$((n + 1))
 	name=${p#"$(variants_dir)"/}
-	out=$(perl "$cp" --strict --no-tree --no-color --no-summary --terse "$p" 2>&1 || true)
+	# the Debian tree is a tarball, not a git repo: checkpatch cannot look up
+	# the Fixes: commit ids, so that one check is off (the ids are checked by hand)
+	out=$(perl "$cp" --strict --no-tree --ignore UNKNOWN_COMMIT_ID --no-color --no-summary --terse "$p" 2>&1 || true)
 	if grep -qE '(ERROR|WARNING|CHECK):' <<<"$out"; then
 		grep -E '(ERROR|WARNING|CHECK):' <<<"$out" | head -5 | sed 's/^/    /'
 		not_ok "checkpatch --strict: $name"
