@@ -163,7 +163,7 @@ check "plots/ holds no temp files or staging dirs afterwards" \
 	test -z "$(find "$R/synth-a" -name '*.tmp' -print -quit)"
 # the derived CSVs carry the summary's numbers
 overhead_csv_ok() {
-	awk -F, '$2 == "idle" && $3 == "upstream" && $4 == "20.000" && $7 == "0.501" { f = 1 } END { exit !f }' "$P/overhead-randread-qd128.csv"
+	awk -F, '$2 == "idle" && $3 == "upstream" && $4 == "20.000" && $7 == "0.100" { f = 1 } END { exit !f }' "$P/overhead-randread-qd128.csv"
 }
 check "overhead CSV: upstream's overhead and the A/A floor copied from summary.csv" overhead_csv_ok
 # share = entry+exit only = (300+1500) * hits / (6000 * hits) = 30.000%
@@ -194,7 +194,7 @@ floor_first() {
 	local nf ns
 	nf=$(grep -n '^## Noise floor' "$M" | cut -d: -f1) ns=$(grep -n '^## Summary' "$M" | cut -d: -f1)
 	[[ -n $nf && -n $ns ]] && ((nf < ns)) &&
-		grep -qE '^\| idle \| randread-qd128 \| 3 \| \+0\.10% \[-0\.30, 0\.50\] \| ±0\.50% \|' "$M"
+		grep -qE '^\| idle \| randread-qd128 \| 3 \| \+0\.10% \[-0\.30, 0\.50\] \| ±0\.10% \|' "$M"
 }
 check "noise floor section comes before the summary and lists the A/A overhead and floor" floor_first
 every_variant() {
@@ -279,14 +279,14 @@ run compare "$scripts/compare.sh" synth-a synth-b
 snapshot >"$tmp/snap.after"
 check "compare.sh exits 0" rc_is compare 0
 check "compare: rfc / idle / randread-qd128 changed by +10% and is starred" \
-	grep -qE '^rfc +idle +randread-qd128 +3 +3 +4200\.0 +4620\.0 +\+10\.00 \[[0-9.]+, [0-9.]+\] +\*$' "$tmp/compare.out"
+	grep -qE '^rfc +idle +randread-qd128 +3 +3 +4191\.6 +4610\.8 +\+10\.00 \[[0-9.]+, [0-9.]+\] +\*$' "$tmp/compare.out"
 check "compare: unchanged rfc / off / randread-qd128 shows no change and no star" \
-	grep -qE '^rfc +off +randread-qd128 +3 +3 +4000\.0 +4000\.0 +0\.00 \[-[0-9.]+, [0-9.]+\]$' "$tmp/compare.out"
+	grep -qE '^rfc +off +randread-qd128 +3 +3 +3992\.0 +3992\.0 +0\.00 \[-[0-9.]+, [0-9.]+\]$' "$tmp/compare.out"
 check "compare writes nothing in either run dir" cmp -s "$tmp/snap.before" "$tmp/snap.after"
 run compare_out "$scripts/compare.sh" --out "$tmp/cmp.csv" synth-a synth-b
 compare_out_ok() {
 	rc_is compare_out 0 && head -1 "$tmp/cmp.csv" | grep -q '^variant,state,workload,n_a,n_b,.*,change_pct,' &&
-		grep -q '^rfc,idle,randread-qd128,3,3,4200.000,4620.000,10.000,' "$tmp/cmp.csv"
+		grep -q '^rfc,idle,randread-qd128,3,3,4191.600,4610.760,10.000,' "$tmp/cmp.csv"
 }
 check "compare --out FILE writes labstat's CSV there" compare_out_ok
 
