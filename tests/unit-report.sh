@@ -314,7 +314,7 @@ cp "$tmp/report.keep" "$M"
 noise_rule_ok() {
 	grep -qF 'labstat calls an overhead significant only when it clears both floors' "$M" &&
 		grep -qF -- '- minimum estimator (deterministic tcg-icount): |overhead| is beyond |seed A/A overhead| and beyond |codegen A/A overhead|;' "$M" &&
-		grep -qF '**WARNING: no codegen A/A control (''`''nohooks-codegen''`'') in this run.**' "$M" &&
+		grep -qF "**WARNING: no codegen A/A control (\`nohooks-codegen\`) in this run.**" "$M" &&
 		! grep -qF 'CI excludes 0' "$M"
 }
 check "noise-floor prose states labstat's rule (both floors) and warns that this run has no codegen control" noise_rule_ok
