@@ -291,6 +291,7 @@ labels_from_summary() {
 	grep -qF 'figure: minimum over 3 seeds [range]; bars: range over 3x3 seed pairs' "$P/overhead-randread-qd128.svg" &&
 		grep -qF 'figure and bars: maximum over 3 seeds [range]' "$P/ops-per-variant-randread-qd128.svg" &&
 		grep -qF 'figure and bars: minimum over 3 seeds [range]' "$P/rules-scaling-randread-qd128.svg" &&
+		grep -qF 'bars: range over 3 profiled reps' "$P/profile-share-randread-qd128.svg" &&
 		grep -qF 'instructions/op minimum over 3 seeds [range]; minimum over 2 seeds [range], ops/s maximum over 3 seeds [range]; maximum over 2 seeds [range].' "$M" &&
 		grep -qF '| ops/s [range] | instructions/op [range] | Δ instructions/op vs nohooks [range] | overhead % [range] |' "$M"
 }
