@@ -1,8 +1,13 @@
-# ops-per-variant.gp: median ops/s per variant, clustered by audit state, for
-# one workload, with the 95% bootstrap CI as error bars.
+# ops-per-variant.gp: ops/s per variant, clustered by audit state, for one
+# workload; the figure and the error bars are what summary.csv says they are
+# (opslabel: 'maximum over 3 seeds [range]' under tcg-icount, the median with
+# a bootstrap CI only at n >= 10 under a real-time accelerator).
 # Input (data): cluster,state,variant,ops_per_sec,ci_lo,ci_hi
-#   cluster = 0-based position of the state on the x axis; NaN = no CI.
-# Variables: data, variants ('a b c', bar order), workload, accel, unit;
+#   cluster = 0-based position of the state on the x axis; NaN = no interval.
+# Variables: data, variants ('a b c', bar order), workload, accel, unit,
+# opslabel, nslabel, dlabel: what the figure and its interval are (from
+# summary.csv's estimator/interval/delta_interval columns, set by plots.sh);
+# devtime=1: the workload's per-op count includes device time.
 # term and out as in style.gp.
 if (!exists("style_loaded")) load 'style.gp'
 if (!exists("data") || !exists("variants") || !exists("workload")) {
@@ -15,7 +20,11 @@ set xrange [-0.5:STATS_max + 0.5]
 set yrange [0:*]
 set xlabel 'audit state'
 set ylabel ops_label
-set title sprintf('%s: throughput per kernel variant (median, 95%% CI) — %s', workload, accel)
+set title sprintf("%s: throughput per kernel variant — %s\nfigure and bars: %s", workload, accel, opslabel)
+if (devtime) {
+	set label 2 'not a hook-cost measure (per-op count includes device-time spin)' \
+		at graph 0.02, graph 0.95 tc rgb '#b00000' front
+}
 x(i) = strcol('variant') eq word(variants, i) ? bar_x(column('cluster'), i - 1, nv) : NaN
 plot for [i=1:nv] data using (x(i)):'ops_per_sec':(bar_w(nv) * 0.9) with boxes \
 		lc rgb vcolor(word(variants, i)) title word(variants, i), \

@@ -2,8 +2,12 @@
 # (idle = 0 rules, syscall-N = N rules), one line per variant, for the one
 # workload the driver picked; x is log(1 + rules), labelled with the count.
 # Input (data): variant,rules,state,ns_per_op,ci_lo,ci_hi (rows sorted by
-#   variant, then rules; ns_per_op is in the run's unit; NaN = no CI).
-# Variables: data, variants, workload, accel, unit; term and out as in style.gp.
+#   variant, then rules; ns_per_op is in the run's unit; NaN = no interval).
+# Variables: data, variants, workload, accel, unit,
+# opslabel, nslabel, dlabel: what the figure and its interval are (from
+# summary.csv's estimator/interval/delta_interval columns, set by plots.sh);
+# devtime=1: the workload's per-op count includes device time.
+# term and out as in style.gp.
 if (!exists("style_loaded")) load 'style.gp'
 if (!exists("data") || !exists("variants") || !exists("workload")) {
 	print "rules-scaling.gp: set data, variants and workload with -e; see scripts/plots.sh"
@@ -16,7 +20,7 @@ set xrange [-0.1:STATS_max + 0.15]
 set yrange [0:*]
 set xlabel 'audit syscall rules loaded (log scale; 0 = idle, audit on without rules)'
 set ylabel sprintf('cost per op (%s, %s)', per_op, accel)
-set title sprintf('%s: cost per op versus audit rules (median, 95%% CI) — %s', workload, accel)
+set title sprintf("%s: cost per op versus audit rules — %s\nfigure and bars: %s", workload, accel, nslabel)
 set grid xtics
 is(i) = strcol('variant') eq word(variants, i)
 plot for [i=1:nv] data using (is(i) ? xpos(column('rules')) : NaN):'ns_per_op':'ci_lo':'ci_hi' \

@@ -46,8 +46,8 @@ vpoint(v) = v eq 'nohooks' ? 4 : v eq 'nohooks-aa' ? 6 : v eq 'noaudit' ? 8 : \
 # baselines dashed in line plots
 vdash(v) = (v eq 'nohooks' || v eq 'nohooks-aa' || v eq 'noaudit') ? 2 : 1
 
-# the A/A noise floor band; CI whiskers are vectors with flat caps (gnuplot's
-# yerrorbars leave a gap around the point, which hides small CIs on bars):
+# the floor bands; interval whiskers are vectors with flat caps (gnuplot's
+# yerrorbars leave a gap around the point, which hides small intervals on bars):
 #   using x:lo:(0):(hi - lo) with vectors arrowstyle ci_style
 floor_color = 0xe8e8e8
 err_color = 0x000000
@@ -61,6 +61,11 @@ bar_x(c, s, n) = c - 0.4 + bar_w(n) * (s + 0.5)
 # cost-per-op unit for axis labels: 'instructions' under TCG icount, 'ns' under KVM
 if (!exists("unit")) unit = 'ns'
 if (!exists("accel")) accel = 'unknown accel'
+# what a figure and its interval are: plots.sh reads them from summary.csv
+if (!exists("opslabel")) opslabel = 'estimator not given'
+if (!exists("nslabel")) nslabel = 'estimator not given'
+if (!exists("dlabel")) dlabel = 'interval not given'
+if (!exists("devtime")) devtime = 0
 per_op = unit . '/op'
 # ops/s is per guest second; under icount a guest second is 10^9 instructions
 ops_label = unit eq 'instructions' ? \

@@ -8,7 +8,10 @@
 #                       (--rules-workload, else the first of randread-qd128,
 #                       bench-nop, ... that ran in syscall-N states)
 #   profile-share-W     share of io_issue_sqe time in the audit hooks
-# A figure whose data is absent is skipped with a log line saying why.
+# Titles say what the figure and its interval are, read from summary.csv's
+# estimator, interval and delta_interval columns (e.g. "minimum over 3 seeds
+# [range]" under tcg-icount), and mark device-time workloads as not a hook-cost
+# measure. A figure whose data is absent is skipped with a log line saying why.
 # plots/ is rebuilt whole in a temp dir and swapped in at the end, with an
 # index figures.tsv (file, caption) that report.sh reads.
 set -euo pipefail
@@ -80,7 +83,7 @@ function order_states(   i, j, t) {
 }
 '
 summary=$dir/summary.csv
-sumcols="variant state workload accel n median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct significant"
+sumcols="variant state workload accel n median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct codegen_floor_pct significant estimator interval delta_interval measure"
 
 # workloads in the canonical order (randread-qd128 first, then the others)
 workloads=$(awk -F, "$awk_lib"'
@@ -108,6 +111,45 @@ variants_of() {
 }
 rows_of() { echo $(($(wc -l <"$1") - 1)); }
 
+# labels WORKLOAD [RULES]: what the figures and intervals of WORKLOAD's rows
+# are, from summary.csv, as gnuplot -e assignments: opslabel ("maximum over 3
+# seeds [range]"), nslabel ("minimum over 3 seeds [range]"), dlabel (the
+# delta_interval, "range over 3x3 seed pairs"), devtime (1 if its measure is
+# device-time). Distinct labels are joined by "; ". RULES=1: only the idle and
+# syscall-N rows (the rules-scaling figure).
+labels() {
+	local out
+	out=$(awk -F, -v wl="$1" -v rules="${2:-0}" "$awk_lib"'
+		function kind(s) { sub(/ over .*/, "", s); sub(/ \(.*/, "", s); return s }
+		function add(what, l) {
+			if ((what, l) in seen) return
+			seen[what, l] = 1; L[what] = L[what] (L[what] == "" ? "" : "; ") l
+		}
+		FNR == 1 { header("'"$sumcols"'"); next }
+		{ check_row() }
+		f("workload") != wl || f("n") + 0 == 0 { next }
+		rules && f("state") != "idle" && f("state") !~ /^syscall-[0-9]+$/ { next }
+		{
+			e = f("estimator"); n = f("n"); k = kind(f("interval"))
+			s = " over " n " seed" (n == 1 ? "" : "s") " [" k "]"
+			add("ops", (e == "min" ? "maximum" : e) s)
+			add("ns", (e == "min" ? "minimum" : e) s)
+			if (f("delta_interval") != "" && f("delta_interval") !~ /^none/) add("d", f("delta_interval"))
+			if (f("measure") == "device-time") dev = 1
+		}
+		END {
+			if (bad) exit bad
+			printf "%s\t%s\t%s\t%d\n", L["ops"] == "" ? "none" : L["ops"], L["ns"] == "" ? "none" : L["ns"], \
+				L["d"] == "" ? "none" : L["d"], dev
+		}' "$summary") || return 1
+	local ops ns d dev re='^[][A-Za-z0-9 .,%;()=x+-]+$'
+	IFS=$'\t' read -r ops ns d dev <<<"$out"
+	# the labels go into gnuplot -e between single quotes
+	[[ $ops =~ $re && $ns =~ $re && $d =~ $re && $dev =~ ^[01]$ ]] ||
+		die_usage "plots: odd estimator/interval labels for $1 in results/$run/summary.csv ($out); regenerate it with ./run.sh summary $run"
+	echo "opslabel='$ops'; nslabel='$ns'; dlabel='$d'; devtime=$dev"
+}
+
 # draw FIGURE BASE CAPTION VARS: run plots/FIGURE.gp on BASE.csv into BASE.png
 # and BASE.svg (gnuplot runs in the stage dir and sees only file names there)
 draw() {
@@ -131,22 +173,27 @@ draw() {
 }
 
 # bars_csv WORKLOAD NAME VALUE LO HI [EXTRA] [SKIP_VARIANT]: rows of summary.csv
-# for WORKLOAD with VALUE present, as cluster,state,variant,NAME,ci_lo,ci_hi[,EXTRA]
+# for WORKLOAD with VALUE present, as cluster,state,variant,NAME,ci_lo,ci_hi[,EXTRA...]
+# (EXTRA: space-separated column names; ci_lo/ci_hi hold the row's interval,
+# whatever labstat says it is)
 bars_csv() {
 	awk -F, -v wl="$1" -v name="$2" -v val="$3" -v lo="$4" -v hi="$5" -v extra="${6:-}" -v skip="${7:-}" "$awk_lib"'
-		FNR == 1 { header("'"$sumcols"'"); next }
+		FNR == 1 { header("'"$sumcols"'"); nx = split(extra, X, " "); next }
 		{ check_row() }
 		f("workload") != wl || f("variant") == skip || f(val) == "" { next }
 		{
 			s = f("state")
 			if (!(s in have)) { have[s] = 1; st[nst++] = s }
-			line[n + 0] = f("variant") "," num(f(val)) "," num(f(lo)) "," num(f(hi)) (extra != "" ? "," num(f(extra)) : "")
+			line[n + 0] = f("variant") "," num(f(val)) "," num(f(lo)) "," num(f(hi))
+			for (i = 1; i <= nx; i++) line[n + 0] = line[n + 0] "," num(f(X[i]))
 			lst[n++] = s
 		}
 		END {
 			if (bad) exit bad
 			order_states()
-			print "cluster,state,variant," name ",ci_lo,ci_hi" (extra != "" ? "," extra : "")
+			hdr = "cluster,state,variant," name ",ci_lo,ci_hi"
+			for (i = 1; i <= nx; i++) hdr = hdr "," X[i]
+			print hdr
 			for (i = 0; i < n; i++) print pos[lst[i]] "," lst[i] "," line[i]
 		}' "$summary"
 }
@@ -159,21 +206,25 @@ for w in $workloads; do
 		log "plots: skip $base: no variant has ok cells for $w"
 		rm -f "$stage/$base.csv"
 	else
+		lbl=$(labels "$w")
 		draw ops-per-variant "$base" "ops/s per variant, $w" \
-			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'"
+			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; $lbl"
 	fi
 
 	# --- overhead vs nohooks, with the A/A band ---
 	base=overhead-$w
-	bars_csv "$w" overhead_pct overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct nohooks >"$stage/$base.csv"
+	bars_csv "$w" overhead_pct overhead_pct overhead_ci_lo overhead_ci_hi "aa_floor_pct codegen_floor_pct" nohooks >"$stage/$base.csv"
 	if (($(rows_of "$stage/$base.csv") == 0)); then
 		log "plots: skip $base: no overhead values for $w (needs nohooks and another variant with ok cells in the same state)"
 		rm -f "$stage/$base.csv"
 	else
 		has_floor=$(awk -F, 'NR > 1 && $7 != "NaN" { print 1; exit }' "$stage/$base.csv")
-		[[ -n $has_floor ]] || log "plots: $base: no A/A control (nohooks-aa with n >= 2) for $w; drawn without a noise floor"
+		has_cg=$(awk -F, 'NR > 1 && $8 != "NaN" { print 1; exit }' "$stage/$base.csv")
+		[[ -n $has_floor ]] || log "plots: $base: no A/A control (nohooks-aa with n >= 2) for $w; drawn without a seed floor"
+		[[ -n $has_cg ]] || log "plots: $base: no codegen A/A control (nohooks-codegen) for $w; drawn without a codegen floor"
+		lbl=$(labels "$w")
 		draw overhead "$base" "overhead % vs nohooks, $w" \
-			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; has_floor=${has_floor:-0}"
+			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; has_floor=${has_floor:-0}; has_cg=${has_cg:-0}; $lbl"
 	fi
 done
 
@@ -203,8 +254,9 @@ for w in $candidates; do
 		echo "variant,rules,state,ns_per_op,ci_lo,ci_hi"
 		echo "$rows"
 	} >"$stage/$base.csv"
+	lbl=$(labels "$w" 1)
 	draw rules-scaling "$base" "cost per op vs audit syscall rules, $w" \
-		"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'"
+		"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; $lbl"
 	rules_done=$w
 	break
 done

@@ -6,15 +6,22 @@
 # headline cell (randread-qd128 and bench-nop in states idle and off), the
 # environment, the summary table, the figures, failed and n/a cells, and the
 # ftrace profile's hook cost next to the timed per-op delta (a WARNING line
-# where the two disagree beyond the delta's CI). Every number is read from
-# those files; the report is written to report.md.tmp and moved into place.
+# where the two disagree beyond the delta's interval). Every number, and what
+# each figure and interval is (summary.csv's estimator, interval and
+# delta_interval columns), is read from those files; the report is written to
+# report.md.tmp and moved into place.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-base_variant=nohooks aa_variant=nohooks-aa
+base_variant=nohooks aa_variant=nohooks-aa codegen_variant=nohooks-codegen
 # kernels that do not audit io_uring at all: measured for reference
 baselines="nohooks noaudit"
+# the labels of the artefacts (issue 14): noaudit is another kernel
+# configuration, and device-time workloads count spin, not hooks
+noaudit_variant=noaudit
+noaudit_note="a different kernel configuration: whole-kernel codegen changes; a floor, not a baseline"
+devtime_note="not a hook-cost measure (per-op count includes device-time spin)"
 headline_workloads="randread-qd128 bench-nop"
 headline_states="idle off"
 
@@ -94,6 +101,7 @@ function load_summary(   k, i, n, a) {
 	if (FNR == 1) { header(sumcols); return }
 	check_row()
 	k = f("variant") SUBSEP f("state") SUBSEP f("workload")
+	if (!(k in have)) K[nk++] = k
 	have[k] = 1
 	n = split(sumcols, a, " ")
 	for (i = 1; i <= n; i++) S[k, a[i]] = f(a[i])
@@ -103,26 +111,73 @@ function load_summary(   k, i, n, a) {
 	if (!((f("state"), f("workload")) in pseen)) { pseen[f("state"), f("workload")] = 1 }
 }
 function sorted_axes() { sort_by_rank(ST, nst, "state"); sort_by_rank(WL, nwl, "workload") }
+# what an interval is, short: "range over 3 seeds" -> "range", "95% bootstrap
+# CI over 12 seeds" -> "95% bootstrap CI", "none (1 seed)" -> "none"
+function iv_kind(s) { sub(/ over .*/, "", s); sub(/ \(.*/, "", s); return s }
+# the figure of row k, from its estimator column: "minimum" (tcg-icount; the
+# maximum for ops/s) or "median"
+function est_word(k, ops,   e) {
+	e = S[k, "estimator"]
+	if (e == "min") return ops ? "maximum" : "minimum"
+	return e
+}
+# fig_label(k, ops): "minimum over 3 seeds [range]", from the row itself
+function fig_label(k, ops,   n) {
+	n = S[k, "n"]
+	return est_word(k, ops) " over " n " seed" (n == 1 ? "" : "s") " [" iv_kind(S[k, "interval"]) "]"
+}
+# run_labels(what): the distinct labels over the rows with data, joined by
+# "; ": what = "ops" / "ns" (figure labels), "delta" (delta_interval), "kind"
+# (short interval kinds of the figures), "dkind" (of the changes)
+function run_labels(what,   i, k, l, seen, out) {
+	out = ""
+	for (i = 0; i < nk; i++) {
+		k = K[i]
+		if (S[k, "n"] + 0 == 0) continue
+		if (what == "delta" || what == "dkind") {
+			l = S[k, "delta_interval"]
+			if (l == "" || l ~ /^none/) continue
+			if (what == "dkind") l = iv_kind(l)
+		} else if (what == "kind") l = iv_kind(S[k, "interval"])
+		else l = fig_label(k, what == "ops")
+		if (l in seen) continue
+		seen[l] = 1; out = out (out == "" ? "" : "; ") l
+	}
+	return out == "" ? "none" : out
+}
+function has_estimator(e,   i) {
+	for (i = 0; i < nk; i++) if (S[K[i], "estimator"] == e && S[K[i], "n"] + 0 > 0) return 1
+	return 0
+}
+function is_devtime(k) { return S[k, "measure"] == "device-time" }
+# starred: significant per labstat, and never an artefact
+function starred(v, k) { return S[k, "significant"] == "yes" && !is_devtime(k) && v != noaudit }
 '
-sumcols="variant state workload accel n failed na median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi delta_ns_per_op delta_ci_lo delta_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct significant"
+sumcols="variant state workload accel n failed na median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi delta_ns_per_op delta_ci_lo delta_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct codegen_floor_pct significant estimator interval delta_interval measure"
 
 # summary_awk PROGRAM [FILES...]: run PROGRAM (its END block renders) over
 # summary.csv then FILES, with the library, the names and the unit
 summary_awk() {
 	local prog=$1
 	shift
-	awk -F, -v sumcols="$sumcols" -v base="$base_variant" -v aa="$aa_variant" \
+	awk -F, -v sumcols="$sumcols" -v base="$base_variant" -v aa="$aa_variant" -v cg="$codegen_variant" \
+		-v noaudit="$noaudit_variant" -v noaudit_note="$noaudit_note" -v devtime_note="$devtime_note" \
 		-v baselines="$baselines" -v unit="$unit" -v hw="$headline_workloads" \
 		-v hs="$headline_states" -v run="$run" \
 		"$awk_lib"'FILENAME == ARGV[1] { load_summary(); next }'"$prog" "$summary" "$@"
 }
 
-# --- the A/A noise floor -----------------------------------------------------------
+# --- the noise floors: seed A/A and codegen A/A ----------------------------------------
 noise_floor() {
-	echo "## Noise floor (A/A control)"
+	echo "## Noise floor (A/A controls)"
 	echo
 	# shellcheck disable=SC2016 # awk source
 	summary_awk '
+	function ovh(k) {
+		if (!(k in have) || S[k, "overhead_pct"] == "") return "—"
+		return sfmt(S[k, "overhead_pct"], 2) "%" ci(S[k, "overhead_ci_lo"], S[k, "overhead_ci_hi"], 2)
+	}
+	function floor_of(k, col) { return S[k, col] == "" ? "—" : "±" fmt(S[k, col], 2) "%" }
 	END {
 		if (bad) exit bad
 		sorted_axes()
@@ -130,29 +185,47 @@ noise_floor() {
 			for (j = 0; j < nst; j++) {
 				p = ST[j] SUBSEP WL[i]
 				if (!(p in pseen)) continue
-				k = aa SUBSEP p
-				if ((k in have) && S[k, "overhead_ci_lo"] != "") {
-					rows[nr++] = "| " ST[j] " | " WL[i] " | " S[k, "n"] " | " sfmt(S[k, "overhead_pct"], 2) "%" ci(S[k, "overhead_ci_lo"], S[k, "overhead_ci_hi"], 2) " | ±" fmt(S[k, "aa_floor_pct"], 2) "% |"
-				} else
-					missing = missing (missing == "" ? "" : ", ") ST[j] "/" WL[i]
+				k = aa SUBSEP p; kc = cg SUBSEP p; kb = base SUBSEP p
+				ha = (k in have) && S[k, "overhead_ci_lo"] != ""
+				hc = (kc in have) && S[kc, "overhead_pct"] != ""
+				if (hc) ncg++
+				if (ha || hc) {
+					rows[nr++] = "| " ST[j] " | " WL[i] " | " (ha ? S[k, "n"] : "—") " | " (ha ? ovh(k) : "—") " | " floor_of(kb, "aa_floor_pct") \
+						" | " (hc ? ovh(kc) : "—") " | " floor_of(kb, "codegen_floor_pct") " |" (is_devtime(kb) ? " " devtime_note " |" : " |")
+				}
+				if (!ha) missing = missing (missing == "" ? "" : ", ") ST[j] "/" WL[i]
 			}
+		print "Figures: " run_labels("ns") "; changes versus `" base "`: " run_labels("delta") " (labstat, summary.csv columns estimator, interval, delta_interval)."
+		print ""
 		if (!nr) {
-			print "> **WARNING: this run has no A/A control.** There are no `" aa "` rows with n ≥ 2, so there is no measured noise floor:"
-			print "> \"significant\" below means only that an overhead CI excludes 0, which with few reps also happens by chance"
-			print "> when there is no real difference (`labstat -h` gives the odds). Rerun the matrix with `--variants ...," aa "`."
+			print "> **WARNING: this run has no A/A control.** There are no `" aa "` rows with n ≥ 2 and no `" cg "` rows, so there is no measured noise floor:"
+			print "> under the minimum estimator nothing is judged significant (labstat leaves it \"-\"), and under the median \"significant\" means"
+			print "> only that an overhead interval excludes 0, which with few reps also happens by chance (`labstat -h`)."
+			print "> Rerun the matrix with `--variants ...," aa "," cg "`."
 			print ""
 			exit
 		}
-		print "`" aa "` is the `" base "` kernel booted again with other layout seeds; its overhead versus `" base "` is noise."
-		print "An overhead is called significant only when its CI excludes 0 and its bound nearest 0 lies beyond the floor"
-		print "(the larger magnitude of the A/A CI bounds)."
+		print "Two controls give the floors. `" aa "` is the `" base "` kernel booted again with other layout seeds: its overhead versus `" base "`"
+		print "is seed noise, the **seed floor**. `" cg "` is `" base "` rebuilt with a neutral change that moves code: its overhead is"
+		print "the **codegen floor**, the code-generation and layout difference between two kernels, which the seed A/A never sees."
+		print "labstat calls an overhead significant only when it clears both floors (the codegen floor when `" cg "` ran):"
+		if (has_estimator("min"))
+			print "- minimum estimator (deterministic tcg-icount): |overhead| is beyond |seed A/A overhead| and beyond |codegen A/A overhead|;"
+		if (has_estimator("median"))
+			print "- median estimator (real-time noise): the overhead interval excludes 0 and its bound nearest 0 is beyond both floors, each floor being the larger |bound| of its control'"'"'s overhead interval;"
+		print "- workloads measured as device-time are never significant: " devtime_note "."
 		print ""
-		print "| state | workload | n | A/A overhead % [CI] | floor |"
-		print "|---|---|---:|---|---:|"
+		print "| state | workload | n | seed A/A overhead % [" run_labels("dkind") "] | seed floor | codegen A/A overhead % | codegen floor | note |"
+		print "|---|---|---:|---|---:|---|---:|---|"
 		for (i = 0; i < nr; i++) print rows[i]
 		print ""
+		if (!ncg) {
+			print "> **WARNING: no codegen A/A control (`" cg "`) in this run.** Significance here ignores code-generation and layout"
+			print "> differences between two kernels, the main confound under icount: a starred delta of a few " unit "/op may be layout."
+			print ""
+		}
 		if (missing != "") {
-			print "> **WARNING: no A/A control for " missing ".** Significance there ignores the noise floor."
+			print "> **WARNING: no seed A/A control for " missing ".** Significance there ignores the seed floor."
 			print ""
 		}
 	}'
@@ -164,25 +237,35 @@ verdicts() {
 	echo
 	# shellcheck disable=SC2016 # awk source
 	summary_awk '
-	function verdict(v, s, w,   k, o, lo, hi, sig, fl, line) {
+	function verdict(v, s, w,   k, o, lo, hi, sig, fa, fc, m, line, lbl) {
 		k = v SUBSEP s SUBSEP w
 		if (!(k in have)) return v ": not measured per " w " op with audit " s
 		if (v == base)
 			return v ": baseline — does not audit io_uring; " fmt(S[k, "median_ns_per_op"], 1) " " unit "/op" \
-				ci(S[k, "ns_ci_lo"], S[k, "ns_ci_hi"], 1) " per " w " op with audit " s
+				ci(S[k, "ns_ci_lo"], S[k, "ns_ci_hi"], 1) " per " w " op with audit " s "; " fig_label(k, 0)
 		if (S[k, "n"] == 0)
 			return v ": no data per " w " op with audit " s " (" S[k, "failed"] " failed, " S[k, "na"] " n/a cells" \
 				(S[k, "na"] > 0 && S[k, "failed"] == 0 ? ": the kernel cannot run this state" : "") ")"
 		o = S[k, "overhead_pct"]; lo = S[k, "overhead_ci_lo"]; hi = S[k, "overhead_ci_hi"]
 		if (o == "") return v ": no overhead per " w " op with audit " s " (no " base " cells to compare with)"
-		line = v ": " sfmt(o, 1) "%" ci(lo, hi, 1) " per " w " op with audit " s
-		sig = S[k, "significant"]; fl = S[k, "aa_floor_pct"]
-		if (v == aa) line = line " (A/A control: this is the noise floor)"
-		else if (sig == "yes") line = line " (significant)"
-		else if (sig == "no" && fl != "" && (lo > 0 || hi < 0)) line = line " (not significant: inside the A/A floor ±" fmt(fl, 1) "%)"
-		else if (sig == "no") line = line " (not significant)"
-		else line = line " (no CI: n < 2 on a side)"
-		if (is_baseline(v)) line = line " — baseline — does not audit io_uring"
+		# what the figure and its interval are, from the row
+		lbl = est_word(k, 0) " over seeds"
+		if (S[k, "delta_interval"] != "" && S[k, "delta_interval"] !~ /^none/) lbl = lbl ", " S[k, "delta_interval"]
+		line = v ": " sfmt(o, 1) "%" ci(lo, hi, 1) " per " w " op with audit " s "; " lbl
+		sig = S[k, "significant"]; fa = S[k, "aa_floor_pct"]; fc = S[k, "codegen_floor_pct"]
+		# the magnitude labstat tests against the floors
+		if (S[k, "estimator"] == "min") m = o < 0 ? -o : o
+		else m = (lo > 0) ? lo : (hi < 0) ? -hi : 0
+		if (is_devtime(k)) line = line " — " devtime_note
+		else if (v == aa) line = line " (seed A/A control: this is the seed floor)"
+		else if (v == cg) line = line " (codegen A/A control: this is the codegen floor)"
+		else if (sig == "yes") line = line (v == noaudit ? " (beyond the floors)" : " (significant)")
+		else if (sig == "no" && fa != "" && m <= fa + 0) line = line " (not significant: within the seed floor ±" fmt(fa, 2) "%)"
+		else if (sig == "no" && fc != "" && m <= fc + 0) line = line " (not significant: within the codegen floor ±" fmt(fc, 2) "%)"
+		else if (sig == "no") line = line " (not significant: the interval includes 0)"
+		else line = line " (not judged: no floor or no interval)"
+		if (v == noaudit) line = line " — " noaudit_note
+		else if (is_baseline(v)) line = line " — baseline — does not audit io_uring"
 		return line
 	}
 	END {
@@ -197,7 +280,8 @@ verdicts() {
 			print ""
 			exit
 		}
-		print "Headline cells: overhead of the cost per op versus `" base "` in the same state, with its CI."
+		print "Headline cells: overhead of the cost per op versus `" base "` in the same state; figures: " run_labels("ns") ";"
+		print "interval of the overhead: " run_labels("delta") "."
 		print ""
 		for (i = 0; i < nv; i++) {
 			for (j = 0; j < nh; j++) print "- " verdict(V[i], cs[j], cw[j])
@@ -244,10 +328,13 @@ summary_table() {
 	END {
 		if (bad) exit bad
 		sorted_axes()
-		print "Medians over ok reps with bootstrap CIs (labstat summary); Δ and overhead versus `" base "` in the same state"
-		print "and workload. `*` = significant: the overhead CI excludes 0 and clears the A/A floor."
+		iv = run_labels("kind"); dv = run_labels("dkind")
+		print "Figures over ok reps (labstat summary): " unit "/op " run_labels("ns") ", ops/s " run_labels("ops") "."
+		print "Δ and overhead versus `" base "` in the same state and workload, interval: " run_labels("delta") "."
+		print "`*` = significant: the overhead clears both the seed floor and the codegen floor (see Noise floor); never on a"
+		print "device-time workload, which is " devtime_note ", nor on `" noaudit "`, which is " noaudit_note "."
 		print ""
-		print "| variant | state | workload | n | median ops/s [CI] | " unit "/op [CI] | Δ " unit "/op vs " base " [CI] | overhead % [CI] | sig | note |"
+		print "| variant | state | workload | n | ops/s [" iv "] | " unit "/op [" iv "] | Δ " unit "/op vs " base " [" dv "] | overhead % [" dv "] | sig | note |"
 		print "|---|---|---|---:|---:|---:|---:|---:|:---:|---|"
 		for (i = 0; i < nwl; i++)
 			for (j = 0; j < nst; j++)
@@ -257,14 +344,16 @@ summary_table() {
 					n = S[k, "n"]
 					if (S[k, "failed"] > 0) n = n " (" S[k, "failed"] " failed)"
 					if (S[k, "na"] > 0) n = n " (" S[k, "na"] " n/a)"
-					note = is_baseline(V[x]) ? "baseline — does not audit io_uring" : V[x] == aa ? "A/A control (noise floor)" : ""
+					note = V[x] == noaudit ? noaudit_note : is_baseline(V[x]) ? "baseline — does not audit io_uring" : \
+						V[x] == aa ? "seed A/A control (seed floor)" : V[x] == cg ? "codegen A/A control (codegen floor)" : ""
+					if (is_devtime(k)) note = note (note == "" ? "" : "; ") devtime_note
 					ovh = V[x] == base ? "—" : S[k, "overhead_pct"] == "" ? "—" : \
 						sfmt(S[k, "overhead_pct"], 2) ci(S[k, "overhead_ci_lo"], S[k, "overhead_ci_hi"], 2)
 					dl = S[k, "delta_ns_per_op"] == "" ? "—" : sfmt(S[k, "delta_ns_per_op"], 1) ci(S[k, "delta_ci_lo"], S[k, "delta_ci_hi"], 1)
 					printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", V[x], ST[j], WL[i], n,
 						fmt(S[k, "median_ops_per_sec"], 0) ci(S[k, "ops_ci_lo"], S[k, "ops_ci_hi"], 0),
 						fmt(S[k, "median_ns_per_op"], 1) ci(S[k, "ns_ci_lo"], S[k, "ns_ci_hi"], 1),
-						dl, ovh, (S[k, "significant"] == "yes" ? "*" : ""), note
+						dl, ovh, (starred(V[x], k) ? "*" : ""), note
 				}
 		print ""
 	}'
@@ -421,7 +510,9 @@ profile_section() {
 		print ""
 		print "Hooks per audited op against the timed per-op delta:"
 		print ""
-		print "| variant | state | workload | reps | hooks " unit "/audited op | entry+exit only | hooks % of io_issue_sqe | perf share % | timed Δ " unit "/op [CI] | agree |"
+		print "Timed Δ: " run_labels("delta") "."
+		print ""
+		print "| variant | state | workload | reps | hooks " unit "/audited op | entry+exit only | hooks % of io_issue_sqe | perf share % | timed Δ " unit "/op [" run_labels("dkind") "] | agree |"
 		print "|---|---|---|---:|---:|---:|---:|---:|---:|:---:|"
 		for (i = 0; i < np; i++) {
 			k = P[i]; split(k, p, SUBSEP)
@@ -438,18 +529,18 @@ profile_section() {
 				if (top >= lo + 0 && top <= hi + 0) agree = "yes"
 				else {
 					agree = "**no**"
-					w = sprintf("WARNING: %s / %s / %s: the profile puts %s %s per audited op in __audit_uring_entry+exit, the timed runs measure Δ %s%s %s/op; they disagree beyond the CI of the delta (profiler overhead, nested hooks counted twice, audit cost outside the hooks, or not one io_issue_sqe per op)", \
+					w = sprintf("WARNING: %s / %s / %s: the profile puts %s %s per audited op in __audit_uring_entry+exit, the timed runs measure Δ %s%s %s/op; they disagree beyond the interval of the delta (profiler overhead, nested hooks counted twice, audit cost outside the hooks, or not one io_issue_sqe per op)", \
 						p[1], p[2], p[3], fmt(top, 1), unit, sfmt(d, 1), ci(lo, hi, 1), unit)
 					warn[nw++] = w
 					print w > "/dev/stderr"
 				}
 			}
 			printf "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3], reps[k], fmt(h, 1), fmt(top, 1), share, psh,
-				(d == "" ? "— (" (p[1] == base ? "base" : "no timed CI") ")" : sfmt(d, 1) ci(lo, hi, 1)), agree
+				(d == "" ? "— (" (p[1] == base ? "base" : "no timed interval") ")" : sfmt(d, 1) ci(lo, hi, 1)), agree
 		}
 		print ""
 		for (i = 0; i < nw; i++) { print warn[i]; print "" }
-		if (!nw) { print "Profile and timed runs agree within the delta CI wherever both exist."; print "" }
+		if (!nw) { print "Profile and timed runs agree within the interval of the delta wherever both exist."; print "" }
 	}' "$dir/profile.csv"
 }
 

@@ -194,9 +194,9 @@ floor_first() {
 	local nf ns
 	nf=$(grep -n '^## Noise floor' "$M" | cut -d: -f1) ns=$(grep -n '^## Summary' "$M" | cut -d: -f1)
 	[[ -n $nf && -n $ns ]] && ((nf < ns)) &&
-		grep -qE '^\| idle \| randread-qd128 \| 3 \| \+0\.10% \[-0\.30, 0\.50\] \| ±0\.10% \|' "$M"
+		grep -qE '^\| idle \| randread-qd128 \| 3 \| \+0\.10% \[-0\.30, 0\.50\] \| ±0\.10% \| — \| — \| \|$' "$M"
 }
-check "noise floor section comes before the summary and lists the A/A overhead and floor" floor_first
+check "noise floor section comes before the summary and lists the seed A/A overhead, seed floor and (absent) codegen floor" floor_first
 every_variant() {
 	local v
 	for v in nohooks nohooks-aa upstream rfc; do row "$M" "$v" idle randread-qd128 >/dev/null || return 1; done
@@ -211,24 +211,28 @@ null_unstarred() {
 check "constructed null overhead (rfc, off) is in the table and not starred" null_unstarred
 check "nohooks rows marked as the baseline that does not audit io_uring" \
 	grep -qE '^\| nohooks \| off \| randread-qd128 \|.*baseline — does not audit io_uring' "$M"
+# verdict_from_csv V S W TAIL: the verdict line the summary row implies, with
+# the figure and interval labels read from its estimator and delta_interval
 verdict_from_csv() {
 	local v=$1 s=$2 w=$3 tail=$4 sum=$R/synth-a/summary.csv
 	awk -v o="$(get "$sum" "$v" "$s" "$w" overhead_pct)" -v lo="$(get "$sum" "$v" "$s" "$w" overhead_ci_lo)" \
 		-v hi="$(get "$sum" "$v" "$s" "$w" overhead_ci_hi)" -v v="$v" -v s="$s" -v w="$w" -v t="$tail" \
+		-v e="$(get "$sum" "$v" "$s" "$w" estimator)" -v d="$(get "$sum" "$v" "$s" "$w" delta_interval)" \
 		'BEGIN { x = sprintf("%+.1f", o); if (x ~ /^[-+]0\.0$/) x = substr(x, 2)
-			printf "- %s: %s%% [%.1f, %.1f] per %s op with audit %s %s\n", v, x, lo, hi, w, s, t }'
+			printf "- %s: %s%% [%.1f, %.1f] per %s op with audit %s; %s over seeds, %s %s\n", v, x, lo, hi, w, s,
+				(e == "min" ? "minimum" : e), d, t }'
 }
 verdicts_ok() {
 	grep -qxF -- "$(verdict_from_csv rfc idle randread-qd128 '(significant)')" "$M" &&
 		grep -qxF -- "$(verdict_from_csv upstream idle bench-nop '(significant)')" "$M" &&
-		grep -qxF -- "$(verdict_from_csv rfc off randread-qd128 '(not significant)')" "$M" &&
+		grep -qxF -- "$(verdict_from_csv rfc off randread-qd128 '(not significant: within the seed floor ±0.10%)')" "$M" &&
 		between "$(get "$R/synth-a/summary.csv" rfc idle randread-qd128 overhead_pct)" 4.9 5.1
 }
-check "verdict lines carry the summary's overhead and CI, significant or not" verdicts_ok
+check "verdict lines carry the summary's overhead, its interval and their labels, significant or not" verdicts_ok
 check "one verdict line per variant and headline cell (randread-qd128 and bench-nop, idle and off)" \
 	test "$(sed -n '/^## Verdicts/,/^## /p' "$M" | grep -cE '^- (nohooks|nohooks-aa|upstream|rfc): .* per (randread-qd128|bench-nop) op with audit (idle|off)')" = 16
-check "A/A verdict says it is the noise floor, baseline verdict says it does not audit" \
-	both grep -qE '^- nohooks-aa: .*\(A/A control: this is the noise floor\)' "$M" -- \
+check "A/A verdict says it is the seed floor, baseline verdict says it does not audit" \
+	both grep -qE '^- nohooks-aa: .*\(seed A/A control: this is the seed floor\)' "$M" -- \
 	grep -qE '^- nohooks: baseline — does not audit io_uring' "$M"
 failed_listed() {
 	grep -qxF -- '- rfc / syscall-10 / bench-nop: 1 failed, 0 n/a, 2 ok' "$M" &&
@@ -271,6 +275,103 @@ bad_summary_ok() {
 	exits_2_saying report_bad "no overhead_pct column" && cmp -s "$M" "$tmp/report.before" && [[ ! -e $M.tmp ]]
 }
 check "summary.csv missing a column: exit 2 naming it, report.md untouched, no .tmp" bad_summary_ok
+
+# --- labels: what each figure and interval is (issue 14) -------------------------------
+# synth-a is tcg-icount with n = 3: the range, never a "95% CI"
+no_ci_at_small_n() {
+	local f
+	[[ $(get "$R/synth-a/summary.csv" rfc idle randread-qd128 interval) == "range over 3 seeds" ]] || return 1
+	! grep -qF '95% CI' "$M" || return 1
+	for f in "$P"/*.svg; do
+		! grep -qF '95% CI' "$f" || return 1
+	done
+}
+check "tcg-icount, n = 3: no '95% CI' in report.md or any plot's SVG text" no_ci_at_small_n
+labels_from_summary() {
+	grep -qF 'figure: minimum over 3 seeds [range]; bars: range over 3x3 seed pairs' "$P/overhead-randread-qd128.svg" &&
+		grep -qF 'figure and bars: maximum over 3 seeds [range]' "$P/ops-per-variant-randread-qd128.svg" &&
+		grep -qF 'figure and bars: minimum over 3 seeds [range]' "$P/rules-scaling-randread-qd128.svg" &&
+		grep -qF 'bars: range over 3 profiled reps' "$P/profile-share-randread-qd128.svg" &&
+		grep -qF 'instructions/op minimum over 3 seeds [range]; minimum over 2 seeds [range], ops/s maximum over 3 seeds [range]; maximum over 2 seeds [range].' "$M" &&
+		grep -qF '| ops/s [range] | instructions/op [range] | Δ instructions/op vs nohooks [range] | overhead % [range] |' "$M"
+}
+# the header lists every distinct label: rfc / syscall-10 / bench-nop has 2 seeds (one timed out)
+check "plot titles and report headers say the figure is the minimum (maximum ops/s) over N seeds with the range" labels_from_summary
+# the labels are read from summary.csv, not hard-coded: relabel the interval
+relabel() {
+	sed -i 's/,range over 3 seeds,/,range over 3 seeds (relabelled),/; s/,range over 3x3 seed pairs,/,range over 3x3 relabelled pairs,/' "$R/synth-a/summary.csv"
+}
+cp "$R/synth-a/summary.csv" "$tmp/summary.keep"
+cp "$M" "$tmp/report.keep"
+relabel
+run report_relabel "$scripts/report.sh" synth-a
+relabelled_ok() {
+	rc_is report_relabel 0 && grep -qF 'range over 3x3 relabelled pairs' "$M" &&
+		grep -qE '^- rfc: .*; minimum over seeds, range over 3x3 relabelled pairs \(significant\)$' "$M"
+}
+check "report labels follow summary.csv's interval columns (relabelled rows, relabelled report)" relabelled_ok
+cp "$tmp/summary.keep" "$R/synth-a/summary.csv"
+cp "$tmp/report.keep" "$M"
+noise_rule_ok() {
+	grep -qF 'labstat calls an overhead significant only when it clears both floors' "$M" &&
+		grep -qF -- '- minimum estimator (deterministic tcg-icount): |overhead| is beyond |seed A/A overhead| and beyond |codegen A/A overhead|;' "$M" &&
+		grep -qF "**WARNING: no codegen A/A control (\`nohooks-codegen\`) in this run.**" "$M" &&
+		! grep -qF 'CI excludes 0' "$M"
+}
+check "noise-floor prose states labstat's rule (both floors) and warns that this run has no codegen control" noise_rule_ok
+
+# artefacts: a device-time workload (randread-polled, from its workload file),
+# noaudit (+2% with audit off, n/a elsewhere), a codegen A/A control at +0.6%
+# and a variant 'tiny' at +0.3%: beyond the seed floor, inside the codegen floor
+mkdir -p "$R/artef"
+awk -F, -v OFS=, 'NR == 1 { print; next }
+	{ print }
+	$3 == "randread-qd128" { r = $0; $3 = "randread-polled"; print; $0 = r }
+	$1 == "upstream" {
+		r = $0; $1 = "noaudit"
+		if ($2 != "off") { $7 = "n/a"; $8 = ""; $9 = "" } else if ($7 == "ok") { $9 = sprintf("%.3f", $9 * 1.02); $8 = sprintf("%.1f", 1e9 / $9) }
+		print; $0 = r
+	}
+	$1 == "nohooks" && $7 == "ok" {
+		r = $0
+		$1 = "nohooks-codegen"; $9 = sprintf("%.3f", $9 * 1.006); $8 = sprintf("%.1f", 1e9 / $9); print
+		$0 = r
+		$1 = "tiny"; $9 = sprintf("%.3f", $9 * 1.003); $8 = sprintf("%.1f", 1e9 / $9); print
+		$0 = r
+	}' "$R/synth-a/cells.csv" >"$R/artef/cells.csv"
+cp "$R/synth-a/manifest.json" "$R/artef/"
+run sum_artef "$scripts/summary.sh" artef
+run plots_artef "$scripts/plots.sh" artef
+run report_artef "$scripts/report.sh" artef
+A=$R/artef/report.md
+check "artefact run: summary, plots and report exit 0" \
+	test "$(cat "$tmp/sum_artef.rc")$(cat "$tmp/plots_artef.rc")$(cat "$tmp/report_artef.rc")" = 000
+check "summary.csv: randread-polled is measure=device-time with significant=n/a (from its workload file)" \
+	test "$(get "$R/artef/summary.csv" upstream idle randread-polled measure)/$(get "$R/artef/summary.csv" upstream idle randread-polled significant)" = device-time/n/a
+devtime_row_ok() {
+	local r
+	r=$(row "$A" upstream idle randread-polled) &&
+		[[ $r == *"not a hook-cost measure (per-op count includes device-time spin)"* && $r != *"| * |"* ]] &&
+		row "$A" upstream idle randread-qd128 | grep -qF '| * |'
+}
+check "device-time rows: labelled 'not a hook-cost measure (per-op count includes device-time spin)', never starred" devtime_row_ok
+check "device-time workload: its overhead plot says it is not a hook-cost measure" \
+	grep -qF 'not a hook-cost measure (per-op count includes device-time spin)' "$R/artef/plots/overhead-randread-polled.svg"
+noaudit_ok() {
+	local n
+	n=$(grep -cE '^- noaudit: \+2\.0% .* \(beyond the floors\) — a different kernel configuration: whole-kernel codegen changes; a floor, not a baseline$' "$A")
+	[[ $(get "$R/artef/summary.csv" noaudit off bench-nop significant) == yes && $n == 2 ]] &&
+		! grep -qE '^- noaudit: .*\(significant\)' "$A" &&
+		row "$A" noaudit off bench-nop | grep -qF '|  | a different kernel configuration: whole-kernel codegen changes; a floor, not a baseline |'
+}
+check "noaudit: every verdict line with an overhead says 'a different kernel configuration ... a floor, not a baseline', never starred" noaudit_ok
+codegen_floor_ok() {
+	grep -qE '^\| idle \| randread-qd128 \| 3 \| \+0\.10% \[-0\.30, 0\.50\] \| ±0\.10% \| \+0\.60% \[[-0-9., ]+\] \| ±0\.60% \| \|$' "$A" &&
+		grep -qxF -- '- tiny: +0.3% [-0.1, 0.7] per randread-qd128 op with audit idle; minimum over seeds, range over 3x3 seed pairs (not significant: within the codegen floor ±0.60%)' "$A" &&
+		! grep -qF 'no codegen A/A control' "$A" &&
+		grep -qF 'codegen floor, nohooks-codegen' "$R/artef/plots/overhead-randread-qd128.svg"
+}
+check "codegen A/A: floor table and plot show it; +0.3% beyond the seed floor but inside it is not significant" codegen_floor_ok
 
 # --- compare -------------------------------------------------------------------------
 snapshot() { (cd "$R" && find synth-a synth-b -type f -print0 | sort -z | xargs -0 sha256sum); }
