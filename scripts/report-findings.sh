@@ -9,7 +9,8 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
 fixdir=$(variants_dir)/upstream-fix
-patch=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fixdir/series" 2>/dev/null | head -1)
+# (a lab without upstream-fix, e.g. the tests' fake variants dir, has no series: no patch)
+patch=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fixdir/series" 2>/dev/null | head -1 || true)
 subject=""
 [[ -n $patch && -f $fixdir/$patch ]] && subject=$(awk '/^Subject: / { sub(/^Subject: \[PATCH\] /, ""); s = $0; on = 1; next } on && /^[ \t]/ { s = s $0; next } { on = 0 } END { print s }' "$fixdir/$patch")
 

@@ -15,6 +15,8 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fake_lab "$tmp" fakea fakeb
+# attribution boots need the real QEMU plugin: none here (tests/56 does the same)
+export LAB_ATTRIB_WORKLOADS=none
 m=$LAB_ROOT/scripts/matrix.sh
 args=(--workloads bench-nop --reps 1 --runtime 1 --profile none --accel tcg)
 rc=0
