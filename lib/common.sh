@@ -181,3 +181,19 @@ run_accel_unit() {
 	*) accel_label=$accel ;;
 	esac
 }
+
+# read_matrix_conf FILE: a run's matrix.conf, parsed as key=value data (never
+# sourced); sets variants states workloads reps runtime accel profile.
+# Shared by scripts/matrix.sh (--resume) and scripts/attribute.sh
+read_matrix_conf() {
+	local k v line
+	while IFS= read -r line || [[ -n $line ]]; do
+		[[ -z $line ]] && continue
+		k=${line%%=*} v=${line#*=}
+		case $k in
+		variants | states | workloads | reps | runtime | accel | profile) printf -v "$k" '%s' "$v" ;;
+		*) die_usage "$1: unknown line '$line'" ;;
+		esac
+	done <"$1"
+	[[ $accel == kvm || $accel == tcg ]] || die_usage "$1: accel must be kvm or tcg (got '$accel')"
+}

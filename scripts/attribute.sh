@@ -61,9 +61,9 @@ if ((rows_only)); then
 	exit
 fi
 headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,randread-qd128}
-variants="" states="" workloads="" runtime="" accel=""
-# shellcheck source=/dev/null
-. "$dir/matrix.conf"
+# shellcheck disable=SC2034 # read_matrix_conf sets every key; reps and profile are unused here
+variants="" states="" workloads="" reps="" runtime="" accel="" profile=""
+read_matrix_conf "$dir/matrix.conf"
 if [[ $accel != tcg ]]; then
 	log "attribute: run is on $accel; the plugin needs TCG, no attribution boots"
 	exit 0

@@ -34,20 +34,6 @@ done
 [[ -z $boot_jobs || $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
 [[ -z $run_id ]] || check_name run-id "$run_id"
 
-# read_conf FILE: a run's matrix.conf, parsed as key=value data (never sourced)
-read_conf() {
-	local k v
-	while IFS= read -r line || [[ -n $line ]]; do
-		[[ -z $line ]] && continue
-		k=${line%%=*} v=${line#*=}
-		case $k in
-		variants | states | workloads | reps | runtime | accel | profile) printf -v "$k" '%s' "$v" ;;
-		*) die_usage "matrix --resume: $1: unknown line '$line'" ;;
-		esac
-	done <"$1"
-	[[ $accel == kvm || $accel == tcg ]] || die_usage "matrix --resume: $1: accel must be kvm or tcg (got '$accel')"
-}
-
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
 # it started lives (the descriptor is inherited); a second matrix, or a
 # --resume while an owner is alive, is refused
@@ -60,7 +46,7 @@ if [[ -n $resume ]]; then
 	dir=$(results_dir "$resume")
 	[[ -f $dir/matrix.conf ]] || die_usage "matrix --resume: $dir/matrix.conf not found; give a run id from results/"
 	lock_run "$dir"
-	read_conf "$dir/matrix.conf"
+	read_matrix_conf "$dir/matrix.conf"
 else
 	# an empty workload list means: each state's own STATE_WORKLOADS
 	if ((quick)); then
