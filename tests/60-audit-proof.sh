@@ -28,7 +28,7 @@ expect() {
 		*) echo "0 0 0 0" ;;
 		esac
 		;;
-	upstream | static-key)
+	upstream | upstream-fix | upstream-6-12 | static-key)
 		case $pm in
 		rule:openclose | async:openclose | readd:openclose) echo "0 0 $a $a" ;;
 		*) echo "0 0 0 0" ;;
