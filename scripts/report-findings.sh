@@ -24,10 +24,12 @@ an io_uring-list rule plus `auditctl -e 0` makes every io-wq worker that runs an
 hit `BUG()` in `audit_log_exit()`: `audit_uring_entry()` is gated on `audit_enabled`,
 `audit_uring_exit()` is not, a fresh io-wq worker's audit context is non-dummy and
 `AUDIT_CTX_UNUSED`, `audit_filter_uring()` matches the rule, and `audit_log_exit()` has no case
-for an unused context. The submitter then waits forever for its completions. Once root has loaded
-the rule and disabled audit, an unprivileged user's io-wq OPENAT sets it off (the phase runs the
-ops as uid 1000 first). The static-key design survives (its key is off while audit is disabled);
-rfc, nohooks and noaudit survive too.
+for an unused context. The submitter then waits forever for its completions. Whether an
+unprivileged user's io-wq OPENAT sets it off once root has loaded the rule and disabled audit is
+not yet shown: the phase's uid 1000 part is skipped while the initramfs gives that user no shell.
+The RFC as posted (variant rfc) hits the same BUG: its exit body tests neither `audit_enabled`
+nor the context type. The static-key design survives (its audited path runs the exit only after
+an entry that ran); rfc-placement, nohooks and noaudit survive too (tests/62-runtime-disable.sh).
 
 Reproduce in a lab guest (as root; `uring-rule` is the lab's loader for the io_uring filter list,
 audit 3.1's `auditctl -a always,io_uring -S all -k bug` does the same):
