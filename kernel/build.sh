@@ -35,7 +35,7 @@ series_hash() {
 	{
 		stat -c '%s %Y' "$tarball"
 		cat "$vdir/series"
-		sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series" | while read -r p; do cat "$vdir/$p"; done
+		series_patches "$vdir/series" | while read -r p; do cat "$vdir/$p"; done
 		cat "$LAB_ROOT/kernel/prepare-tree.sh"
 	} | sha256sum | awk '{print $1}'
 }

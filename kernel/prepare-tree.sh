@@ -20,7 +20,7 @@ new=$tree.new.$$
 trap 'rm -rf "$new"' EXIT
 
 # patches named in series, in order; '#' comments and blank lines ignored
-mapfile -t patches < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series")
+mapfile -t patches < <(series_patches "$vdir/series")
 for p in "${patches[@]}"; do
 	[[ -f $vdir/$p ]] || die "variant $v: series names $p but kernel/variants/$v/$p does not exist"
 done

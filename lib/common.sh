@@ -76,6 +76,11 @@ variant_base() {
 base_tarball() { if [[ $1 == "$LAB_DEFAULT_BASE" ]]; then echo "$LAB_SRC_TARBALL"; else echo "/usr/src/linux-source-$1.tar.xz"; fi; }
 base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
 
+# series_patches SERIES_FILE: the patch file names a series lists, in order
+# ('#' comments, the '# base:' line among them, and blank lines ignored).
+# The one reader of series files.
+series_patches() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1"; }
+
 known_variants() {
 	local d
 	for d in "$(variants_dir)"/*/; do

@@ -20,7 +20,7 @@ vjson=$(for v in ${variants//,/ }; do
 	build=$(build_of "$base")
 	jq -n --arg name "$v" --arg kernel "$base" \
 		--arg series "$(sha256_of "$vdir/series")" \
-		--argjson patches "$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series" | while read -r p; do
+		--argjson patches "$(series_patches "$vdir/series" | while read -r p; do
 			jq -n --arg f "$p" --arg h "$(sha256_of "$vdir/$p")" '{file: $f, sha256: $h}'; done | jq -s .)" \
 		--arg fragment "$(if [[ -f $vdir/config ]]; then sha256_of "$vdir/config"; fi)" \
 		--arg dotconfig "$(sha256_of "$build/.config")" \

@@ -10,7 +10,7 @@ set -euo pipefail
 
 fixdir=$(variants_dir)/upstream-fix
 # (a lab without upstream-fix, e.g. the tests' fake variants dir, has no series: no patch)
-patch=$(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$fixdir/series" 2>/dev/null | head -1 || true)
+patch=$(series_patches "$fixdir/series" 2>/dev/null | head -1 || true)
 subject=""
 [[ -n $patch && -f $fixdir/$patch ]] && subject=$(awk '/^Subject: / { sub(/^Subject: \[PATCH\] /, ""); s = $0; on = 1; next } on && /^[ \t]/ { s = s $0; next } { on = 0 } END { print s }' "$fixdir/$patch")
 

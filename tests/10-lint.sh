@@ -39,5 +39,5 @@ for v in $(known_variants); do
 		else
 			not_ok "$v/$p is a format-patch with subject, rationale and Signed-off-by"
 		fi
-	done < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$vdir/series")
+	done < <(series_patches "$vdir/series")
 done
