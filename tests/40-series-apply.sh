@@ -14,10 +14,10 @@ ref=$(sha256_of "$LAB_PRISTINE/io_uring/io_uring.c")
 
 for v in $(known_variants); do
 	if out=$("$LAB_ROOT/kernel/prepare-tree.sh" "$v" 2>&1); then
-		ok "series of $v applies to linux-source-6.1"
+		ok "series of $v applies to linux-source-$(variant_base "$v")"
 	else
 		printf '%s\n' "$out" | tail -5
-		not_ok "series of $v applies to linux-source-6.1"
+		not_ok "series of $v applies to linux-source-$(variant_base "$v")"
 	fi
 done
 check "pristine io_uring.c untouched after applying every series" test "$(sha256_of "$LAB_PRISTINE/io_uring/io_uring.c")" = "$ref"
@@ -28,9 +28,12 @@ fi
 # a broken series: a good patch then one whose context does not match
 export LAB_VARIANTS=$tmp/variants
 mkdir -p "$LAB_VARIANTS/broken"
-good=$(find "$LAB_ROOT/kernel/variants/rfc" -name '*.patch' | head -1)
+# the patch that carries the context line (not find's first: its order is
+# the directory's, and a copy without the line would fail for another reason)
+good=$(grep -l '^ 	ret = def->issue(req, issue_flags);' "$LAB_ROOT"/kernel/variants/rfc/*.patch | head -1)
 cp "$good" "$LAB_VARIANTS/broken/0001-good.patch"
 sed 's/^ \tret = def->issue(req, issue_flags);/ \tret = no_such_context_line(req);/' "$good" >"$LAB_VARIANTS/broken/0002-bad.patch"
+check "the test's broken patch differs from $(basename "$good")" bash -c "! cmp -s '$good' '$LAB_VARIANTS/broken/0002-bad.patch'"
 printf '0001-good.patch\n0002-bad.patch\n' >"$LAB_VARIANTS/broken/series"
 rc=0
 out=$("$LAB_ROOT/kernel/prepare-tree.sh" broken 2>&1) || rc=$?

@@ -18,8 +18,14 @@ export LAB_RESULTS=$tmp/results LAB_VARIANTS=$tmp/variants
 # variant whose only patch has a context line that is not in the tree
 mkdir -p "$LAB_VARIANTS/$v"
 cp -r "$LAB_ROOT/kernel/variants/upstream" "$LAB_VARIANTS/"
-good=$(find "$LAB_ROOT/kernel/variants/rfc" -name '*.patch' | head -1)
+# the patch that carries the context line (find's order is the directory's,
+# not the series'; a patch without the line would apply and pass as "bad")
+good=$(grep -l '^ 	ret = def->issue(req, issue_flags);' "$LAB_ROOT"/kernel/variants/rfc/*.patch | head -1)
 sed 's/^ \tret = def->issue(req, issue_flags);/ \tret = no_such_context_line(req);/' "$good" >"$LAB_VARIANTS/$v/0001-bad.patch"
+if cmp -s "$good" "$LAB_VARIANTS/$v/0001-bad.patch"; then
+	not_ok "the test's broken patch differs from $good (the sed matched nothing)"
+	exit 0
+fi
 echo 0001-bad.patch >"$LAB_VARIANTS/$v/series"
 echo "does not apply: for tests/51 only" >"$LAB_VARIANTS/$v/README"
 rc=0
