@@ -66,8 +66,13 @@ lsm=lsm=capability
 [[ $STATE_CMDLINE == *lsm=* ]] && lsm=""
 # i8042.*: no PS/2 probing (0.6 s of guest time at every boot); noapictimer:
 # without ACPI the local APIC timer calibration stalls ~10 s of wall time
-# under icount with sleep=off, so the PIT is the clock event device
-cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad${plugin:+ nokaslr}"
+# under icount with sleep=off, so the PIT is the clock event device.
+# null_blk.hw_queue_depth=1024 (an NVMe-like queue; null_blk's default is 64):
+# with 64 tags a QD128 workload is tag-starved and sbitmap_get's retry scan,
+# whose cost depends on the seed-random per-cpu alloc hint, added 0 or ~3.9
+# instructions per bench-read op (two modes; lab-attrib put the whole
+# difference, 1.13M instructions per window, in sbitmap_get)
+cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 null_blk.hw_queue_depth=1024 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad${plugin:+ nokaslr}"
 case $accel in
 tcg) accel_args=(-accel tcg -icount 'shift=0,sleep=off,align=off' -cpu max) ;;
 kvm) accel_args=(-accel kvm -cpu host) ;;
