@@ -2,8 +2,14 @@
 # parse-results.sh RESULTS.TXT: one line per workload block in a guest's
 # results stream (see guest/init), as key=value:
 #   workload=W rc=N ops_per_sec=X ns_per_op=Y [extra fields]
-# fio blocks are fio JSON (read IOPS of the single job); uring-bench blocks end
-# in a 'result ...' line. ns_per_op is guest time per op: 1e9 / ops_per_sec.
+# uring-bench blocks end in a 'result ...' line (ns_per_op = its elapsed time
+# over its ops). fio blocks are two passes of the job, for N and 2N I/Os, each
+# a 'fio-pass pass=P elapsed ns=T rc=R' line (bench/lab-time) then fio's
+# JSON: ns_per_op = (T2 - T1) / (total_ios2 - total_ios1), the steady-state
+# cost of one I/O with start-up and exit cancelled, exact under tcg-icount;
+# ops_per_sec = 1e9 / ns_per_op; fio_iops is fio's own (ms-quantised) IOPS
+# and the clat percentiles are pass 2's. A fio block of one JSON document (runs
+# made before the two-pass method) gives ns_per_op = 1e9 / fio's IOPS.
 # A block without numbers gets ops_per_sec=NA. Also prints 'sink ...' lines.
 set -euo pipefail
 
@@ -34,6 +40,17 @@ for name in "$tmp"/name.*; do
 	ops=NA extra=""
 	if grep -q '^result ' "$block"; then
 		ops=$(sed -n 's/^result .*ops_per_sec=\([0-9.]*\).*/\1/p' "$block" | tail -1)
+	elif grep -q '^fio-pass ' "$block"; then
+		# two-pass fio: split the block at its fio-pass lines
+		awk -v b="$block" '/^fio-pass / { p = $2; sub(/pass=/, "", p); print > (b ".hdr" p); next } p != "" { print > (b ".json" p) }' "$block"
+		t1=$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$block.hdr1" 2>/dev/null) t2=$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$block.hdr2" 2>/dev/null)
+		n1=$(jq -r '.jobs[0].read.total_ios' "$block.json1" 2>/dev/null || true)
+		p50=NA p99=NA fio_iops=NA n2=""
+		if read -r n2 fio_iops p50 p99 < <(jq -r '.jobs[0] | [.read.total_ios, .read.iops, (.read.clat_ns.percentile["50.000000"] // "NA"), (.read.clat_ns.percentile["99.000000"] // "NA")] | @tsv' "$block.json2" 2>/dev/null); then :; fi
+		ops=$(awk -v t1="$t1" -v t2="$t2" -v n1="$n1" -v n2="$n2" 'BEGIN {
+			if (t1 !~ /^[0-9]+$/ || t2 !~ /^[0-9]+$/ || n1 !~ /^[0-9]+$/ || n2 !~ /^[0-9]+$/ || n2 <= n1 || t2 <= t1) { print "NA"; exit }
+			printf "%.6f", 1e9 * (n2 - n1) / (t2 - t1) }')
+		extra=" clat_p50_ns=${p50:-NA} clat_p99_ns=${p99:-NA} fio_iops=${fio_iops:-NA}"
 	elif grep -q '"jobs"' "$block"; then
 		# fio JSON: IOPS of the read side, and completion latency percentiles (ns)
 		if ! read -r ops p50 p99 < <(jq -r '.jobs[0] | [.read.iops, (.read.clat_ns.percentile["50.000000"] // "NA"), (.read.clat_ns.percentile["99.000000"] // "NA")] | @tsv' "$block" 2>/dev/null); then

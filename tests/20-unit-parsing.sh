@@ -16,10 +16,27 @@ nop=$(grep '^workload=bench-nop ' <<<"$out" || true)
 check "uring-bench result line parsed (3358322.5 ops/s, 297.768 ns/op)" grep -q 'ops_per_sec=3358322.5 ns_per_op=297.768' <<<"$nop"
 check "exactly one line per workload block" test "$(grep -c '^workload=' <<<"$out")" = 2
 
+# two-pass fio (N then 2N I/Os, each timed by lab-time): the per-I/O figure
+# is the difference quotient, recomputed here from the raw fields
+two=$data/fio-two-pass.txt
+out=$("$pr" "$two")
+fio=$(grep '^workload=randread-qd128 ' <<<"$out" || true)
+mapfile -t ts < <(tr -d '\r' <"$two" | awk '/^@@LAB begin workload=randread-qd128/ { on = 1 } /^@@LAB end/ { on = 0 } on && /^fio-pass / { sub(/.* ns=/, ""); sub(/ .*/, ""); print }')
+mapfile -t ns < <(tr -d '\r' <"$two" | awk '/^@@LAB begin workload=randread-qd128/ { on = 1; next } /^@@LAB end/ { on = 0 } on && !/^fio-pass /' | jq -s '.[].jobs[0].read.total_ios')
+want=$(awk -v t1="${ts[0]}" -v t2="${ts[1]}" -v n1="${ns[0]}" -v n2="${ns[1]}" 'BEGIN { printf "%.3f", (t2 - t1) / (n2 - n1) }')
+check "two-pass fio: ns_per_op = (T2-T1)/(ios2-ios1) = $want (T ${ts[*]}, ios ${ns[*]})" grep -q "rc=0 ops_per_sec=[0-9.]* ns_per_op=$want " <<<"$fio"
+check "two-pass fio: fio's own IOPS kept as fio_iops, clat from pass 2" grep -q 'clat_p50_ns=569344 clat_p99_ns=577536 fio_iops=169779' <<<"$fio"
+coarse=$(awk -v x="$(sed -n 's/.* fio_iops=\([0-9.]*\).*/\1/p' <<<"$fio")" 'BEGIN { printf "%.3f", 1e9 / x }')
+check "two-pass fio: the figure is not fio's ms-quantised 1e9/IOPS ($coarse)" bash -c "! grep -q 'ns_per_op=$coarse ' <<<'$fio'"
+tmp=$(mktemp)
+tr -d '\r' <"$two" | awk '/^fio-pass pass=2/ { print; exit } { print }' >"$tmp"
+printf '@@LAB end workload=randread-qd128 rc=0\n' >>"$tmp"
+check "two-pass fio: a pass 2 with no JSON gives NA, not a number" grep -q '^workload=randread-qd128 rc=0 ops_per_sec=NA' <<<"$("$pr" "$tmp")"
+
 out=$("$pr" "$data/died-mid-run.txt")
 check "a guest that died mid-run keeps the finished workload" grep -q '^workload=randread-qd128 rc=0 ops_per_sec=161972.5' <<<"$out"
 check "the unfinished workload is rc=died with no numbers" grep -q '^workload=bench-nop rc=died ops_per_sec=NA ns_per_op=NA' <<<"$out"
-printf '@@LAB begin workload=x\n{ "jobs": [ { "read": { "iops": 0 } } ] }\n@@LAB end workload=x rc=0\n' >"${tmp:=$(mktemp)}"
+printf '@@LAB begin workload=x\n{ "jobs": [ { "read": { "iops": 0 } } ] }\n@@LAB end workload=x rc=0\n' >"$tmp"
 check "zero IOPS is not a number (NA)" grep -q 'ops_per_sec=NA' <<<"$("$pr" "$tmp")"
 printf '@@LAB begin workload=x\n{ "jobs": [ garbage\n@@LAB end workload=x rc=0\n' >"$tmp"
 check "broken fio JSON gives NA, not a crash" grep -q '^workload=x rc=0 ops_per_sec=NA' <<<"$("$pr" "$tmp")"
