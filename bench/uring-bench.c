@@ -16,6 +16,12 @@
  * openclose: that many OPENATs plus as many CLOSEs, so 2*N ops) and checks
  * every completion, so it can drive an exact-count audit test.
  *
+ * LSM denials (the audit record-stream proof): -u drops to an unprivileged
+ * uid before the ring exists (Smack denies SQPOLL rings and cross-label
+ * opens), -L relabels the task after a personality is registered (Smack
+ * denies the personality's override_creds), and -e says which errno every
+ * completion must carry.
+ *
  * stdout carries only key=value lines:
  *   interval t=<s> ops=<n> ops_per_sec=<rate>
  *   result mode=<m> ops=<n> secs=<s> ops_per_sec=<rate> ns_per_op=<ns> ...
@@ -35,7 +41,10 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <grp.h>
+#include <linux/capability.h>
 #include <linux/fs.h>
 #include <liburing.h>
 
@@ -51,6 +60,8 @@
 #define DEF_DIRECT		1
 #define DEF_FIXED_BUF		1
 #define DEF_SEED		1
+#define DEF_UID			-1	/* -u: keep the caller's uid */
+#define DEF_WANT_ERRNO		0	/* -e: every completion succeeds */
 
 #define MAX_DEPTH		32768	/* IORING_MAX_ENTRIES */
 #define SQ_THREAD_IDLE_MS	1000
@@ -96,6 +107,7 @@ struct bench {
 	unsigned long long done;	/* completions reaped */
 	__u8 sqe_flags;			/* FIXED_FILE, ASYNC */
 	__u16 personality;
+	int want_err;			/* -e: every cqe res must be -want_err */
 
 	/* read, personality */
 	char *buf;			/* depth * BS, BS aligned */
@@ -143,6 +155,17 @@ static void usage(FILE *f)
 "  -B 0|1    read/personality: register buffers, IORING_OP_READ_FIXED;\n"
 "            0 = IORING_OP_READ into posix_memalign'd buffers (default %d)\n"
 "  -s SEED   seed of the offset PRNG (xorshift64*) (default %d)\n"
+"  -u UID    after opening -f, before setting up the ring, drop to UID\n"
+"            (setgroups, setresgid, setresuid: no capabilities left)\n"
+"            (default %d: keep the caller's ids)\n"
+"  -L LABEL  set this task's Smack label to LABEL, then drop\n"
+"            CAP_MAC_OVERRIDE (CAP_MAC_ADMIN stays: SQPOLL rings are\n"
+"            allowed); before the ring is set up, except in personality\n"
+"            mode: after registering the personality, so each sqe's\n"
+"            override_creds crosses labels (default off)\n"
+"  -e ERRNO  every completion must fail with -ERRNO (an expected denial;\n"
+"            openclose: no CLOSE follows, OPS ops in all); each counts as\n"
+"            an op (default %d: every completion must succeed)\n"
 "  -h        this help\n"
 "\n"
 "Output (stdout):\n"
@@ -152,7 +175,7 @@ static void usage(FILE *f)
 "Exit status: 0 ok, 1 runtime error, 2 bad usage.\n",
 		MAX_DEPTH, DEF_DEPTH, DEF_BATCH, DEF_SECS, DEF_INTERVAL,
 		SQ_THREAD_IDLE_MS, OPEN_FILE_SIZE, DEF_DIRECT, DEF_FIXED_BUF,
-		DEF_SEED);
+		DEF_SEED, DEF_UID, DEF_WANT_ERRNO);
 }
 
 /* Bad usage: one line naming the problem and the fix, exit 2. */
@@ -335,7 +358,13 @@ static int reap_read(struct bench *b, unsigned int nr)
 		struct io_uring_cqe *cqe = b->cqes[i];
 		unsigned int slot = (unsigned int)cqe->user_data;
 
-		if (cqe->res != BS) {
+		if (b->want_err) {
+			if (cqe->res != -b->want_err) {
+				fprintf(stderr, PROG ": read cqe res: %d, want %d (-e)\n",
+					cqe->res, -b->want_err);
+				return -1;
+			}
+		} else if (cqe->res != BS) {
 			read_cqe_err(b, cqe->res, slot);
 			return -1;
 		}
@@ -386,6 +415,15 @@ static int reap_openclose(struct bench *b, unsigned int nr)
 	for (i = 0; i < nr; i++) {
 		struct io_uring_cqe *cqe = b->cqes[i];
 
+		if (b->want_err) {
+			/* only OPENATs are issued: none succeeds, none is closed */
+			if (cqe->res != -b->want_err) {
+				fprintf(stderr, PROG ": openat cqe res: %d, want %d (-e)\n",
+					cqe->res, -b->want_err);
+				return -1;
+			}
+			continue;
+		}
 		if (cqe->res < 0) {
 			err_ret(cqe->user_data == UD_OPEN ?
 				"openat cqe res" : "close cqe res", cqe->res);
@@ -564,6 +602,60 @@ static int run(struct bench *b, long long run_ns, long long iv_ns,
 	return 0;
 }
 
+/* -u: no supplementary groups, then gid, then uid (and so no capabilities) */
+static int drop_ids(uid_t uid)
+{
+	if (setgroups(0, NULL) < 0) {
+		err_ret("setgroups", -errno);
+		return -1;
+	}
+	if (setresgid(uid, uid, uid) < 0) {
+		err_ret("setresgid", -errno);
+		return -1;
+	}
+	if (setresuid(uid, uid, uid) < 0) {
+		err_ret("setresuid", -errno);
+		return -1;
+	}
+	return 0;
+}
+
+/* -L: a new Smack label for this task, then no MAC override */
+static int relabel(const char *label)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3];
+	const unsigned int mac = 1U << (CAP_MAC_OVERRIDE - 32);
+	ssize_t len = (ssize_t)strlen(label);
+	int fd;
+
+	fd = open("/proc/self/attr/current", O_WRONLY);
+	if (fd < 0) {
+		err_ret("open /proc/self/attr/current", -errno);
+		return -1;
+	}
+	if (write(fd, label, len) != len) {
+		err_ret("write /proc/self/attr/current", -errno);
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	if (syscall(SYS_capget, &hdr, data) < 0) {
+		err_ret("capget", -errno);
+		return -1;
+	}
+	data[1].effective &= ~mac;
+	data[1].permitted &= ~mac;
+	data[1].inheritable &= ~mac;
+	if (syscall(SYS_capset, &hdr, data) < 0) {
+		err_ret("capset", -errno);
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct io_uring_params p;
@@ -575,7 +667,8 @@ int main(int argc, char **argv)
 	int mode = -1, direct = DEF_DIRECT, sqpoll = 0, async = 0;
 	int fixed_file = 0, fixed_buf = 0, fd = -1, ring_ok = 0;
 	uint64_t seed = DEF_SEED;
-	const char *mode_str = DEF_MODE;
+	const char *mode_str = DEF_MODE, *label = NULL;
+	long long uid = DEF_UID;
 	unsigned int i;
 	int opt, ret, status = 1;
 
@@ -585,7 +678,7 @@ int main(int argc, char **argv)
 	b.fixed_buf = DEF_FIXED_BUF;
 
 	opterr = 0;
-	while ((opt = getopt(argc, argv, ":m:d:b:t:n:i:SAf:D:B:s:h")) != -1) {
+	while ((opt = getopt(argc, argv, ":m:d:b:t:n:i:SAf:D:B:s:u:L:e:h")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode_str = optarg;
@@ -624,6 +717,15 @@ int main(int argc, char **argv)
 		case 's':
 			seed = parse_ull(opt, optarg, 0, ULLONG_MAX);
 			break;
+		case 'u':
+			uid = (long long)parse_ull(opt, optarg, 0, 65535);
+			break;
+		case 'L':
+			label = optarg;
+			break;
+		case 'e':
+			b.want_err = (int)parse_ull(opt, optarg, 1, 4095);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -644,6 +746,8 @@ int main(int argc, char **argv)
 	if (mode < 0)
 		usage_err("unknown mode -m '%s'; use nop, read, openclose or personality",
 			  mode_str);
+	if (label && uid >= 0)
+		usage_err("-L and -u exclude each other (relabelling needs CAP_MAC_ADMIN); use one");
 	if (b.batch > b.depth)
 		usage_err("batch -b %u is larger than depth -d %u; use -b <= -d",
 			  b.batch, b.depth);
@@ -706,6 +810,10 @@ int main(int argc, char **argv)
 		break;
 	}
 
+	if (uid >= 0 && drop_ids((uid_t)uid))
+		goto err;
+	if (label && mode != MODE_PERSONALITY && relabel(label))
+		goto err;
 	memset(&p, 0, sizeof(p));
 	if (sqpoll) {
 		p.flags |= IORING_SETUP_SQPOLL;
@@ -745,13 +853,15 @@ int main(int argc, char **argv)
 			goto err;
 		}
 		b.personality = ret;
+		if (label && relabel(label))
+			goto err;
 	}
 	if (async)
 		b.sqe_flags |= IOSQE_ASYNC;
 
 	if (nops) {
 		b.left = nops;
-		expect = mode == MODE_OPENCLOSE ? 2 * nops : nops;
+		expect = mode == MODE_OPENCLOSE && !b.want_err ? 2 * nops : nops;
 	} else {
 		b.left = ULLONG_MAX;
 	}

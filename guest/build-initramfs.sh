@@ -67,6 +67,9 @@ find "$LAB_ROOT/workloads" -maxdepth 1 -type f -exec cp {} "$root/lab/workloads/
 cp "$LAB_ROOT"/workloads/states/*.state "$root/lab/states/"
 mkdir -p "$root/lab/scripts"
 cp "$LAB_ROOT"/guest/scripts/*.sh "$root/lab/scripts/"
+# mktemp made / mode 0700: then no unprivileged guest process could reach
+# any path (the proofs' uid 1000 phases need /tmp and the tools)
+chmod 755 "$root"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) >"$tmpimg"

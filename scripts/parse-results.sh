@@ -4,9 +4,11 @@
 #   workload=W rc=N ops_per_sec=X ns_per_op=Y [extra fields]
 # uring-bench blocks end in a 'result ...' line (ns_per_op = its elapsed time
 # over its ops). fio blocks are two passes of the job, for N and 2N I/Os, each
-# a 'fio-pass pass=P elapsed ns=T rc=R' line (bench/lab-time) then fio's
-# JSON: ns_per_op = (T2 - T1) / (total_ios2 - total_ios1), the steady-state
-# cost of one I/O with start-up and exit cancelled, exact under tcg-icount;
+# a 'fio-pass pass=P elapsed ns=E rc=R window_ns=W' line (bench/lab-time)
+# then fio's JSON. T is W, the I/O loop between the job's exec_prerun and
+# exec_postrun stamps (E, the whole fio process, for runs made before the
+# window): ns_per_op = (T2 - T1) / (total_ios2 - total_ios1), the steady-state
+# cost of one I/O with what is left of set-up and exit cancelled, exact under tcg-icount;
 # ops_per_sec = 1e9 / ns_per_op; fio_iops is fio's own (ms-quantised) IOPS
 # and the clat percentiles are pass 2's. A fio block of one JSON document (runs
 # made before the two-pass method) gives ns_per_op = 1e9 / fio's IOPS.
@@ -42,8 +44,15 @@ for name in "$tmp"/name.*; do
 		ops=$(sed -n 's/^result .*ops_per_sec=\([0-9.]*\).*/\1/p' "$block" | tail -1)
 	elif grep -q '^fio-pass ' "$block"; then
 		# two-pass fio: split the block at its fio-pass lines
-		awk -v b="$block" '/^fio-pass / { p = $2; sub(/pass=/, "", p); print > (b ".hdr" p); next } p != "" { print > (b ".json" p) }' "$block"
-		t1=$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$block.hdr1" 2>/dev/null) t2=$(sed -n 's/.* ns=\([0-9]*\).*/\1/p' "$block.hdr2" 2>/dev/null)
+		# (fio prints 'Saving output of prerun ...' lines before its JSON)
+		awk -v b="$block" '/^fio-pass / { p = $2; sub(/pass=/, "", p); print > (b ".hdr" p); next }
+			p != "" && (js[p] || /^\{/) { js[p] = 1; print > (b ".json" p) }' "$block"
+		# the I/O window (fio's exec_prerun/postrun stamps) when both passes
+		# have one, else the whole fio process (runs before the window)
+		t1=$(sed -n 's/.* window_ns=\([0-9]*\).*/\1/p' "$block.hdr1" 2>/dev/null) t2=$(sed -n 's/.* window_ns=\([0-9]*\).*/\1/p' "$block.hdr2" 2>/dev/null)
+		if [[ -z $t1 || -z $t2 ]]; then
+			t1=$(sed -n 's/.* elapsed ns=\([0-9]*\).*/\1/p' "$block.hdr1" 2>/dev/null) t2=$(sed -n 's/.* elapsed ns=\([0-9]*\).*/\1/p' "$block.hdr2" 2>/dev/null)
+		fi
 		n1=$(jq -r '.jobs[0].read.total_ios' "$block.json1" 2>/dev/null || true)
 		p50=NA p99=NA fio_iops=NA n2=""
 		if read -r n2 fio_iops p50 p99 < <(jq -r '.jobs[0] | [.read.total_ios, .read.iops, (.read.clat_ns.percentile["50.000000"] // "NA"), (.read.clat_ns.percentile["99.000000"] // "NA")] | @tsv' "$block.json2" 2>/dev/null); then :; fi

@@ -33,6 +33,19 @@ tr -d '\r' <"$two" | awk '/^fio-pass pass=2/ { print; exit } { print }' >"$tmp"
 printf '@@LAB end workload=randread-qd128 rc=0\n' >>"$tmp"
 check "two-pass fio: a pass 2 with no JSON gives NA, not a number" grep -q '^workload=randread-qd128 rc=0 ops_per_sec=NA' <<<"$("$pr" "$tmp")"
 
+# the I/O window (fio's exec_prerun/postrun stamps, tcg-icount boot of nohooks
+# with disk_util=0): the quotient of the windows, not of the whole processes,
+# and the 'Saving output of prerun' lines fio prints before its JSON are skipped
+win=$data/fio-window.txt
+wout=$(grep '^workload=randread-qd128 ' <<<"$("$pr" "$win")" || true)
+mapfile -t ws < <(sed -n 's/^fio-pass .* window_ns=\([0-9]*\).*/\1/p' "$win")
+mapfile -t es < <(sed -n 's/^fio-pass .* elapsed ns=\([0-9]*\).*/\1/p' "$win")
+wwant=$(awk -v t1="${ws[0]}" -v t2="${ws[1]}" 'BEGIN { printf "%.3f", (t2 - t1) / 50000 }')
+ewant=$(awk -v t1="${es[0]}" -v t2="${es[1]}" 'BEGIN { printf "%.3f", (t2 - t1) / 50000 }')
+check "fio window: ns_per_op = (W2-W1)/(ios2-ios1) = $wwant, not the whole-process $ewant" \
+	both grep -q "ns_per_op=$wwant " <<<"$wout" -- test "$wwant" != "$ewant"
+check "fio window: JSON found after fio's prerun/postrun notices" grep -q 'clat_p50_ns=[0-9]' <<<"$wout"
+
 out=$("$pr" "$data/died-mid-run.txt")
 check "a guest that died mid-run keeps the finished workload" grep -q '^workload=randread-qd128 rc=0 ops_per_sec=161972.5' <<<"$out"
 check "the unfinished workload is rc=died with no numbers" grep -q '^workload=bench-nop rc=died ops_per_sec=NA ns_per_op=NA' <<<"$out"

@@ -91,21 +91,54 @@ bench -m openclose; rc=$((rc + $?))
 rules_clear
 sink_stop disable $rc
 
-# lsm: a Smack denial inside an io_uring OPENAT (inline and io-wq), as an
-# unprivileged user labelled A opening a file labelled B
-if [ "$(cat /proc/self/attr/current 2>/dev/null)" = "_" ]; then
-	mkdir -p $SM && chmod 777 $SM
-	sh -c "echo B >/proc/self/attr/current && echo x >$SM/secret && chmod 644 $SM/secret"
-	sink_start
-	uring-rule add -k st openat >/dev/null
-	sh -c "echo A >/proc/self/attr/current && exec setpriv --reuid=1000 --regid=1000 --clear-groups uring-bench -n $N -i 0 -m openclose -f $SM/secret" >/tmp/sb.out 2>/tmp/sb.err
+# lsm, lsm-norule: Smack denials inside io_uring, each op's errno checked
+# (uring-bench -e fails unless every completion carries it); lsm under an
+# io_uring OPENAT rule, lsm-norule with audit enabled and no rule at all
+# (static-key's key is off: the AVC records must still carry upstream's stamps):
+#   open-inline, open-iowq: uid 1000 labelled A opens a file labelled B
+#     (OPENAT inline and on io-wq): -EACCES, and Smack logs an AVC record
+#   open-sqpoll: root labelled A without CAP_MAC_OVERRIDE, the same OPENAT
+#     issued by the SQPOLL thread: -EACCES and an AVC record
+#   sqpoll: uid 1000 sets up an SQPOLL ring: security_uring_sqpoll, -EPERM
+#     at io_uring_setup (Smack logs nothing for it)
+#   creds: a personality registered as label A, used after the task became
+#     B without CAP_MAC_OVERRIDE: security_uring_override_creds, -EPERM per
+#     sqe (Smack logs nothing for it)
+# One line per check: lsm-check name=SCENARIO/N ok=0|1 rc=RC err=<first stderr line>
+lsm_check() { # NAME WANT_RC CMD...: run CMD as a task labelled A
+	name=$1 want=$2
+	shift 2
+	sh -c 'echo A >/proc/self/attr/current && exec "$@"' sh "$@" >/tmp/sl.out 2>/tmp/sl.err
 	rc=$?
-	sh -c "echo A >/proc/self/attr/current && exec setpriv --reuid=1000 --regid=1000 --clear-groups uring-bench -n $N -i 0 -m openclose -A -f $SM/secret" >/tmp/sb2.out 2>/tmp/sb2.err
-	rc="$rc,$?"
+	ok=0
+	[ "$rc" = "$want" ] && ok=1
+	# an expected setup failure must be the LSM's EPERM, nothing else
+	[ "$want" = 1 ] && ! grep -q 'io_uring_queue_init_params: -1 ' /tmp/sl.err && ok=0
+	echo "lsm-check name=$name ok=$ok rc=$rc err=$(head -1 /tmp/sl.err)"
+}
+lsm_scenario() { # NAME RULE(0|1)
+	sink_start
+	[ "$2" = 1 ] && uring-rule add -k st openat >/dev/null
+	{
+		lsm_check "$1/open-inline" 0 uring-bench -n "$N" -i 0 -m openclose -f $SM/secret -u 1000 -e 13
+		lsm_check "$1/open-iowq" 0 uring-bench -n "$N" -i 0 -m openclose -A -f $SM/secret -u 1000 -e 13
+		lsm_check "$1/open-sqpoll" 0 uring-bench -n "$N" -i 0 -m openclose -S -f $SM/secret -L A -e 13
+		lsm_check "$1/sqpoll" 1 uring-bench -n "$N" -i 0 -m nop -S -u 1000
+		lsm_check "$1/creds" 0 uring-bench -n "$N" -i 0 -m personality -L B -e 1
+	} >/tmp/lc.txt
 	rules_clear
-	sink_stop lsm "$rc"
-	echo "lsm-bench inline: $(head -1 /tmp/sb.err) $(grep ^result /tmp/sb.out)"
-	echo "lsm-bench iowq: $(head -1 /tmp/sb2.err) $(grep ^result /tmp/sb2.out)"
+	sink_stop "$1" 0
+	cat /tmp/lc.txt
+}
+if [ "$(cat /proc/self/attr/current 2>/dev/null)" = "_" ]; then
+	# a ramfs whose files are labelled B (smackfsdef): tmpfs (the guest's /)
+	# has no xattrs here, so Smack labels its files '*', open to every label
+	mkdir -p $SM
+	mount -t ramfs -o smackfsroot=_,smackfsdef=B none $SM
+	echo "stream lsm-object mount_rc=$?"
+	chmod 777 $SM && echo x >$SM/secret && chmod 644 $SM/secret
+	lsm_scenario lsm 1
+	lsm_scenario lsm-norule 0
 else
 	echo "stream lsm=absent"
 fi
@@ -127,11 +160,12 @@ sink_stop primed "$rc"
 # exe: an exe= rule whose target is deleted (fsnotify autoremove reaches
 # audit_del_rule()), then the directory watch of a rule removed the same way
 if [ "${PROOF_EXE_RULE:-1}" = 1 ]; then
-	mkdir -p /tmp/exe && cp /bin/busybox /tmp/exe/victim
+	# victim: a single-binary tool (a busybox copy would not know its applet)
+	mkdir -p /tmp/exe && cp "$(command -v lab-time)" /tmp/exe/victim
 	sink_start
 	auditctl -a always,exit -F arch=b64 -S openat -F exe=/tmp/exe/victim -k ex >/dev/null 2>&1; r1=$?
 	auditctl -w /tmp/exe/victim -p r -k wt >/dev/null 2>&1; r2=$?
-	/tmp/exe/victim true
+	/tmp/exe/victim /bin/true >/dev/null 2>&1
 	rm -f /tmp/exe/victim
 	rmdir /tmp/exe
 	sleep 0.2
