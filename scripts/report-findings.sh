@@ -3,7 +3,10 @@
 # the runtime-disable BUG of upstream 6.1 and 6.12 with the commands that
 # reproduce it, the recorded console excerpts (tests/data/consoles/
 # runtime-disable-*.log, captured from real boots by tests/62-runtime-disable.sh
-# runs), and the fix variant. Called by scripts/report.sh.
+# runs), and the fix variant; the record-stream proof's verdicts per variant
+# and scenario (tests/data/streams/verdicts-tcg.txt, recorded from real
+# tests/61-record-stream.sh boots); and which of the RFC's LSM parts 6.1 has
+# and which the lab exercises. Called by scripts/report.sh.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -24,9 +27,10 @@ an io_uring-list rule plus `auditctl -e 0` makes every io-wq worker that runs an
 hit `BUG()` in `audit_log_exit()`: `audit_uring_entry()` is gated on `audit_enabled`,
 `audit_uring_exit()` is not, a fresh io-wq worker's audit context is non-dummy and
 `AUDIT_CTX_UNUSED`, `audit_filter_uring()` matches the rule, and `audit_log_exit()` has no case
-for an unused context. The submitter then waits forever for its completions. Whether an
-unprivileged user's io-wq OPENAT sets it off once root has loaded the rule and disabled audit is
-not yet shown: the phase's uid 1000 part is skipped while the initramfs gives that user no shell.
+for an unused context. The submitter then waits forever for its completions. Once root has
+loaded such a rule and disabled audit, **any local user** sets it off: in the lab's upstream 6.1
+guest the first phase of guest/scripts/disable-bug.sh, run as uid 1000 (`su lab`), ends in
+`kernel BUG at kernel/auditsc.c:1713!` in `iou-wrk-*` (tests/62-runtime-disable.sh checks it).
 The RFC as posted (variant rfc) hits the same BUG: its exit body tests neither `audit_enabled`
 nor the context type. The static-key design survives (its audited path runs the exit only after
 an entry that ran); rfc-placement, nohooks and noaudit survive too (tests/62-runtime-disable.sh).
@@ -68,3 +72,48 @@ else
 	echo "**Fix:** none in this tree (kernel/variants/upstream-fix is missing)."
 fi
 echo
+
+verdicts=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt
+if [[ -f $verdicts ]]; then
+	echo "### Record streams: each design against upstream, record by record"
+	echo
+	echo "guest/scripts/stream-proof.sh captures every audit record (all types) per scenario;"
+	echo "scripts/stream-compare.sh normalises stamps, pids and inodes to their order and compares each"
+	echo "variant's stream with upstream's. \`same\`: identical; \`TYPE:+N\`: the type counts differ by"
+	echo "exactly that; \`content\`: same counts, different records. Every verdict equals the one written"
+	echo "in the variant's README (stream-expect lines), checked by tests/61-record-stream.sh. Recorded:"
+	sed -n '1,2s/^# //p' "$verdicts" | tr '\n' ' '; echo
+	echo
+	awk '$1 == "stream" { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+		v = f["variant"]; s = f["scenario"]; if (!(v in seenv)) { seenv[v] = 1; vs[++nv] = v }
+		if (!(s in seens)) { seens[s] = 1; ss[++ns] = s }; g[v, s] = f["got"] (f["ok"] == 1 ? "" : " **(unexpected)**") }
+		END { printf "| variant |"; for (j = 1; j <= ns; j++) printf " %s |", ss[j]; print ""
+			printf "|---|"; for (j = 1; j <= ns; j++) printf "---|"; print ""
+			for (i = 1; i <= nv; i++) { printf "| %s |", vs[i]; for (j = 1; j <= ns; j++) printf " %s |", g[vs[i], ss[j]]; print "" } }' "$verdicts"
+	echo
+	echo "What the differences are: rfc and rfc-placement audit NOP (8 URINGOP records for the inline"
+	echo "NOP batch under an all-opcode rule); the RFC as posted (rfc) logs URINGOP records of ops issued"
+	echo "inline in a syscall context without \`success=\`/\`exit=\` (its exit records no result there);"
+	echo "nohooks never logs URINGOP. static-key and upstream-fix are identical to upstream in every"
+	echo "scenario, including lsm-norule: Smack AVC records with audit enabled and no rule (static-key's"
+	echo "key off), from ops issued inline, on io-wq and by an SQPOLL ring."
+	echo
+	echo "Smack denials, every variant (the lsm scenarios, checked in the guest): $(awk '$1 == "lsm" { n++; if ($0 ~ / ok=1 /) k++ } END { printf "%d of %d as expected", k, n }' "$verdicts"):"
+	echo "an OPENAT, by a task without CAP_MAC_OVERRIDE, of a file labelled for another subject fails with -EACCES inline, on"
+	echo "io-wq and from an SQPOLL ring, each with a Smack AVC record stamped like upstream's; an"
+	echo "unprivileged SQPOLL ring fails at io_uring_setup with -EPERM (security_uring_sqpoll); a"
+	echo "personality used across Smack labels fails each sqe with -EPERM (security_uring_override_creds)."
+	echo "Neither of those two hooks logs a record under Smack."
+	echo
+fi
+cat <<'EOT'
+### The RFC's LSM parts in the 6.1 tree
+
+All five are in Debian's 6.1 as merged in 5.16: the secure anonymous inode (`anon_inode_getfile_secure()`,
+used by `io_uring_get_file()`), the `security_uring_override_creds()` check on a registered
+personality (`io_init_req()`), the `security_uring_sqpoll()` check (`io_sq_offload_create()`), and the
+SELinux and Smack implementations (6.1 adds `uring_cmd`, which the RFC did not have). The lab builds
+Smack only (state `smack`) and exercises its override_creds and sqpoll hooks and its file checks
+inside io_uring ops; SELinux and the anonymous inode's labelling are built out of the lab kernel
+and not exercised.
+EOT
