@@ -5,8 +5,10 @@
 #   ops-per-variant-W   ops/s per variant and state, one figure per workload W
 #   overhead-W          overhead % vs nohooks per variant and state, A/A band
 #   rules-scaling-W     cost per op vs number of syscall rules, for one W
-#                       (--rules-workload, else the first of randread-qd128,
-#                       bench-nop, ... that ran in syscall-N states)
+#                       (--rules-workload, else bench-openclose, where every
+#                       design audits, else the first that ran in syscall-N states)
+#   skipped-audited     per design: Δ per skipped op (NOP) against Δ per audited
+#                       op (OPENAT/CLOSE), audit idle, log scale
 #   profile-share-W     share of io_issue_sqe time in the audit hooks
 # Titles say what the figure and its interval are, read from summary.csv's
 # estimator, interval and delta_interval columns (e.g. "minimum over 3 seeds
@@ -223,8 +225,10 @@ for w in $workloads; do
 		[[ -n $has_floor ]] || log "plots: $base: no A/A control (nohooks-aa with n >= 2) for $w; drawn without a seed floor"
 		[[ -n $has_cg ]] || log "plots: $base: no codegen A/A control (nohooks-codegen) for $w; drawn without a codegen floor"
 		lbl=$(labels "$w")
-		draw overhead "$base" "overhead % vs nohooks, $w" \
-			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; has_floor=${has_floor:-0}; has_cg=${has_cg:-0}; $lbl"
+		# the state names in cluster order, one panel each
+		states=$(awk -F, 'NR > 1 { print $1, $2 }' "$stage/$base.csv" | sort -un | awk '{ print $2 }' | paste -sd' ' -)
+		draw overhead "$base" "overhead % vs nohooks, $w (a panel per state)" \
+			"variants='$(variants_of "$stage/$base.csv" variant)'; states='$states'; workload='$w'; has_floor=${has_floor:-0}; has_cg=${has_cg:-0}; width=1200; height=700; $lbl"
 	fi
 done
 
@@ -244,7 +248,9 @@ rules_csv() {
 		END { if (bad) exit bad }' "$summary" | sort -k1,1n -k2,2n | cut -d' ' -f3-
 }
 has_syscall_n() { grep -q ',syscall-[0-9]*,' <<<"$1"; }
-candidates=${rules_wl:-$workloads}
+# openclose first: every design audits OPENAT/CLOSE, while upstream and
+# static-key skip reads and NOPs (their lines would be flat)
+candidates=${rules_wl:-bench-openclose $workloads}
 rules_done=""
 for w in $candidates; do
 	rows=$(rules_csv "$w")
@@ -266,6 +272,28 @@ if [[ -z $rules_done ]]; then
 	else
 		log "plots: skip rules-scaling: no syscall-N state (syscall-1, syscall-10, ...) with ok cells in this run"
 	fi
+fi
+
+# --- per design: Δ per skipped op against Δ per audited op, audit idle ---
+base=skipped-audited
+awk -F, "$awk_lib"'
+	FNR == 1 { header("'"$sumcols delta_ns_per_op delta_ci_lo delta_ci_hi"'"); next }
+	f("state") == "idle" && (f("workload") == "bench-nop" || f("workload") == "bench-openclose") && f("delta_ns_per_op") != "" {
+		v = f("variant"); if (v ~ /^nohooks/ || v == "noaudit") next
+		if (!(v in seen)) { seen[v] = 1; order[n++] = v }
+		w = f("workload") == "bench-nop" ? "s" : "a"
+		d[v, w] = f("delta_ns_per_op") "," num(f("delta_ci_lo")) "," num(f("delta_ci_hi"))
+	}
+	END {
+		if (bad) exit bad
+		print "cluster,variant,skipped,skipped_lo,skipped_hi,audited,audited_lo,audited_hi"
+		for (i = 0; i < n; i++) { v = order[i]; if ((v, "s") in d && (v, "a") in d) print k++ "," v "," d[v, "s"] "," d[v, "a"] }
+	}' "$summary" >"$stage/$base.csv"
+if (($(rows_of "$stage/$base.csv") == 0)); then
+	log "plots: skip $base: no design with both bench-nop and bench-openclose deltas in state idle"
+	rm -f "$stage/$base.csv"
+else
+	draw skipped-audited "$base" "Δ per skipped op (NOP) against Δ per audited op (OPENAT/CLOSE), audit idle" "$(labels bench-nop)"
 fi
 
 # --- share of io_issue_sqe time in the audit hooks, from the ftrace profile ---
