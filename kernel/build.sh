@@ -66,7 +66,9 @@ fi
 
 progress 3 $steps "$start" "build $v: make bzImage -j$LAB_JOBS (ccache)"
 export CCACHE_DIR=$LAB_CACHE/ccache CCACHE_BASEDIR=$LAB_CACHE CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
-export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
+# reproducible: no date, user or host, and no build count (.version would
+# give a second build in the same dir "#2" in its version string)
+export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
 mkdir -p "$CCACHE_DIR"
 expected_file=$LAB_CACHE/expected-objects$flavor
 # the lab config makes ~950 objects; the previous build's count is better

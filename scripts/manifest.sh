@@ -32,7 +32,20 @@ vjson=$(for v in ${variants//,/ }; do
 done | jq -s .)
 
 commit=$(git -C "$LAB_ROOT" rev-parse HEAD 2>/dev/null || echo none)
-dirty=$(git -C "$LAB_ROOT" status --porcelain 2>/dev/null | grep -c . || true)
+# the tree's own changes, not the runs it is writing (results/); a dirty tree
+# leaves its diff in the run dir, and the run is marked not publishable
+changed=$(git -C "$LAB_ROOT" status --porcelain --untracked-files=all 2>/dev/null | awk '{ print $NF }' | grep -v '^results/' || true)
+dirty=$(grep -c . <<<"$changed" || true)
+rm -f "$dir/uncommitted.diff"
+if ((dirty)); then
+	{
+		git -C "$LAB_ROOT" diff HEAD -- . ':(exclude)results' 2>/dev/null || true
+		# untracked files in full: git diff does not show them
+		git -C "$LAB_ROOT" ls-files --others --exclude-standard -- . ':(exclude)results' 2>/dev/null |
+			while read -r f; do git -C "$LAB_ROOT" diff --no-index /dev/null "$f" 2>/dev/null || true; done
+	} >"$dir/uncommitted.diff"
+	log "manifest: the lab tree has $dirty uncommitted file(s) ($(paste -sd' ' - <<<"$changed")): their diff is in $dir/uncommitted.diff; this run is not publishable (commit, then rerun)"
+fi
 jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
 	--arg accel "$accel" --arg accel_args "$(if [[ $accel == tcg ]]; then echo '-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; else echo '-accel kvm -cpu host -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; fi)" \
 	--arg unit "$(if [[ $accel == tcg ]]; then echo 'guest ns under tcg-icount shift=0 = executed guest instructions'; else echo 'guest wall-clock ns (KVM)'; fi)" \
@@ -41,7 +54,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg ncpu "$(nproc)" --arg mem "$(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)" \
 	--arg qemu "$(qemu-system-x86_64 --version | head -1)" \
 	--argjson packages "$pkgs" --argjson variants "$vjson" \
-	--arg commit "$commit" --arg dirty "$dirty" \
+	--arg commit "$commit" --arg dirty "$dirty" --arg changed "$changed" \
 	--arg runtime "$runtime" --arg reps "$reps" --arg jobs "$jobs" \
 	--arg states "$states" --arg workloads "$workloads" \
 	--arg initramfs "$(sha256_of "$LAB_CACHE/initramfs/initramfs.cpio" 2>/dev/null || true)" \
@@ -50,7 +63,10 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,
 	  host: {name: $host, kernel: $kernel, cpu: $cpu, cpus: $ncpu, memory: $mem},
 	  qemu: $qemu, packages: $packages,
-	  lab: {commit: $commit, uncommitted_files: ($dirty | tonumber)},
+	  lab: {commit: $commit, uncommitted_files: ($dirty | tonumber),
+	       uncommitted: ($changed | split("\n") | map(select(. != ""))),
+	       publishable: ($dirty == "0"),
+	       uncommitted_diff: (if $dirty == "0" then null else "uncommitted.diff" end)},
 	  linux_source_tarball_sha256: $tarball, initramfs_sha256: $initramfs,
 	  matrix: {variants: $variants, states: ($states | split(",")),
 	           workloads: ($workloads | split(",")), reps: ($reps | tonumber),

@@ -74,3 +74,28 @@ if ((${#missing[@]})); then
 fi
 fetch_guest_debs "${1:-}"
 [[ ${1:-} == --guest-debs ]] || ((${#missing[@]})) || log "setup: all ${#packages[@]} packages present, guest packages unpacked"
+
+# drift from the published run (results/PUBLISHED names it): the kernel
+# source tarball and every package version its manifest records; a warning
+# per difference, never an error (a rerun here may still differ from it)
+published=$(cat "$LAB_ROOT/results/PUBLISHED" 2>/dev/null || true)
+pm=$LAB_ROOT/results/$published/manifest.json
+if [[ ${1:-} != --guest-debs && -n $published && -f $pm ]]; then
+	drift=0
+	want=$(jq -r '.linux_source_tarball_sha256 // empty' "$pm")
+	if [[ -n $want && -f $LAB_SRC_TARBALL ]]; then
+		have=$(sha256sum "$LAB_SRC_TARBALL" | awk '{print $1}')
+		if [[ $have != "$want" ]]; then
+			log "setup: warning: $LAB_SRC_TARBALL sha256 ${have:0:12}... differs from the published run $published (${want:0:12}...): kernels will not match its bzImages"
+			drift=1
+		fi
+	fi
+	while IFS=$'\t' read -r p v; do
+		here=$(dpkg-query -W -f='${Version}' "$p" 2>/dev/null || echo missing)
+		if [[ $here != "$v" ]]; then
+			log "setup: warning: $p is $here here, $v in the published run $published"
+			drift=1
+		fi
+	done < <(jq -r '.packages // {} | to_entries[] | [.key, .value] | @tsv' "$pm")
+	((drift)) || log "setup: tarball and package versions match the published run $published"
+fi
