@@ -60,6 +60,13 @@
 #define DEF_AA		"nohooks-aa"
 #define DEF_CODEGEN	"nohooks-codegen"
 #define MIN_BOOT_N	10	/* bootstrap CIs only from this many reps up */
+/*
+ * Under icount a delta below this many instructions per op is never
+ * significant, whatever the floors say: one timer interrupt more or less in
+ * a window of ~10^6 ops moves a cell by ~0.001 (seen: static-key -0.001
+ * instructions per NOP against an A/A of exactly 0.000).
+ */
+#define ICOUNT_RESOLUTION	0.01
 #define DEF_CONF	0.95
 #define MIN_RESAMPLES	100
 #define MAX_RESAMPLES	10000000
@@ -180,7 +187,8 @@ static void usage(FILE *f)
 "  floor is |overhead of the control|; otherwise the larger |bound| of the\n"
 "  control's overhead interval. Empty without the control.\n"
 "  significant: tcg: yes if |overhead| is beyond both floors ('-' with no\n"
-"  floor at all); otherwise yes if the overhead interval excludes 0 and its\n"
+"  floor at all) and |delta| >= %g instructions/op (the resolution);\n"
+"  otherwise yes if the overhead interval excludes 0 and its\n"
 "  bound nearest 0 is beyond both floors; 'n/a' for -D workloads (never\n"
 "  starred); '-' for the base itself, no base, or no interval.\n"
 "  measure: device-time for -D workloads, else hook-cost.\n"
@@ -200,7 +208,7 @@ static void usage(FILE *f)
 "  -h            this help\n"
 "\n"
 "Exit status: 0 ok, 1 runtime error, 2 bad usage or bad input.\n",
-		prog, prog, prog, MIN_BOOT_N, DEF_BASE, DEF_AA, DEF_CODEGEN,
+		prog, prog, prog, MIN_BOOT_N, ICOUNT_RESOLUTION, DEF_BASE, DEF_AA, DEF_CODEGEN,
 		MIN_RESAMPLES, MAX_RESAMPLES, DEF_RESAMPLES, DEF_SEED, DEF_CONF);
 }
 
@@ -1015,7 +1023,8 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 			double m = fabs(ovh.m);
 
 			sig = m > 0 && (!have_aa || m > aafl) &&
-			      (!have_cg || m > cgfl) ? "yes" : "no";
+			      (!have_cg || m > cgfl) &&
+			      fabs(delta.m) >= ICOUNT_RESOLUTION ? "yes" : "no";
 		} else if (!(icount && bg && bg->icount) && ovh.have_ci) {
 			bool excl = excludes_zero(&ovh, &near);
 

@@ -203,6 +203,22 @@ check "without -D the same randread-polled row is judged (measure hook-cost)" \
 	eq "$(get "$tmp/ic-nod.csv" rfc off randread-polled measure)" hook-cost
 check "no 'CI' label on any row with n < 10" no_small_ci
 
+# the icount resolution: -0.001 instructions/op beyond an A/A of exactly 0 is
+# not significant (static-key/off/bench-nop in a published run); +0.02 is
+res=$tmp/res-cells.csv
+{
+	echo "variant,state,workload,rep,accel,status,ops_per_sec,ns_per_op,ns_per_op_unit"
+	for r in 1 2 3; do
+		echo "nohooks,off,bench-nop,$r,tcg,ok,3502823.0,285.484,instructions"
+		echo "nohooks-aa,off,bench-nop,$r,tcg,ok,3502823.0,285.484,instructions"
+		echo "tiny,off,bench-nop,$r,tcg,ok,3502835.3,285.483,instructions"
+		echo "small,off,bench-nop,$r,tcg,ok,3502577.8,285.504,instructions"
+	done
+} >"$res"
+lab "$tmp/res.csv" summary "$res"
+check "icount resolution: a -0.001 instructions/op delta is not significant, a +0.020 one is" \
+	eq "$(get "$tmp/res.csv" tiny off bench-nop significant),$(get "$tmp/res.csv" small off bench-nop significant)" "no,yes"
+
 # codegen floor: nohooks-codegen = base + 0.2% under icount
 cgf=$tmp/cg.csv
 lab "$cgf" summary "$data/codegen.csv"
