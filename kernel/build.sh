@@ -67,12 +67,19 @@ fi
 progress 3 $steps "$start" "build $v: make bzImage -j$LAB_JOBS (ccache)"
 export CCACHE_DIR=$LAB_CACHE/ccache CCACHE_BASEDIR=$LAB_CACHE CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
 # reproducible: no date, user or host, and no build count (.version would
-# give a second build in the same dir "#2" in its version string)
-export KBUILD_BUILD_TIMESTAMP="lab" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
+# give a second build in the same dir "#2" in its version string). The
+# timestamp must be a date that date(1) parses: usr/gen_initramfs.sh stamps
+# the built-in initramfs cpio with it, and with an unparseable one it uses the
+# time of the build, which changes the image and its build-id note.
+export KBUILD_BUILD_TIMESTAMP="1970-01-01 00:00:00 UTC" KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab KBUILD_BUILD_VERSION=1
 mkdir -p "$CCACHE_DIR"
 expected_file=$LAB_CACHE/expected-objects$flavor
 # the lab config makes ~950 objects; the previous build's count is better
 expected=$(cat "$expected_file" 2>/dev/null || echo 950)
+# kbuild regenerates the built-in initramfs only when its command line
+# changes, not when KBUILD_BUILD_TIMESTAMP does: a cpio left by an older
+# build would keep that build's mtimes (and so its build-id) in the image
+rm -f "$build/usr/initramfs_data.cpio"
 marker=$build/.lab-build-start
 touch "$marker"
 make_start=$(now)

@@ -2,8 +2,11 @@
 # Reproducible kernels (issue 14): the nohooks kernel built in the lab's cache
 # and built again from scratch in a second cache dir (its own source tree,
 # build dir and empty ccache, at another absolute path) must give a
-# byte-identical bzImage. kernel/build.sh pins KBUILD_BUILD_TIMESTAMP, _USER,
-# _HOST and _VERSION, and builds with O= inside the tree (relative paths).
+# byte-identical bzImage. kernel/build.sh pins KBUILD_BUILD_TIMESTAMP (a date,
+# so the built-in initramfs cpio gets fixed mtimes), _USER, _HOST and
+# _VERSION, regenerates that cpio on every build, and builds with O= inside
+# the tree (relative paths). The first build may be an older, cached one:
+# that is the case the cpio regeneration is for.
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -28,4 +31,12 @@ if ! LAB_CACHE=$second LAB_TREES=$second/trees "$LAB_ROOT/kernel/build.sh" "$v" 
 	exit 0
 fi
 b=$(sha256sum "$second/trees/$v/$LAB_BUILD_SUBDIR/arch/x86/boot/bzImage" | awk '{print $1}')
+if [[ $a != "$b" ]]; then
+	# say where they differ: the first differing bytes of the uncompressed
+	# kernels and the printable strings around them
+	ka=$(build_of "$v")/arch/x86/boot/compressed/vmlinux.bin
+	kb=$second/trees/$v/$LAB_BUILD_SUBDIR/arch/x86/boot/compressed/vmlinux.bin
+	echo "first differing bytes of vmlinux.bin: $(cmp -l "$ka" "$kb" 2>&1 | head -3 | awk '{printf "%s ", $1}')"
+	diff <(strings -n 8 "$ka") <(strings -n 8 "$kb") | head -6 || true
+fi
 check "reproducible build: $v bzImage from two cache dirs is byte-identical (${a:0:12} vs ${b:0:12})" test "$a" = "$b"

@@ -3,8 +3,8 @@
 # plots.sh, report.sh and compare.sh with LAB_RESULTS (and LAB_CACHE) in a
 # temp dir. The data are constructed: upstream +20% and rfc +5% in the audit
 # states, both +0% with audit off, an A/A control 0.1% off, one timed-out cell,
-# and a profile whose hook cost agrees with the timed delta for rfc and is five
-# times it for upstream. Prints one unnumbered 'ok - ...' / 'not ok - ...' line
+# a profile whose hook calls per io_issue_sqe (1.00) agree with the plugin's
+# attribution.csv for rfc and disagree for upstream (the plugin says 0.50). Prints one unnumbered 'ok - ...' / 'not ok - ...' line
 # per check (tests/run-tests.sh numbers them).
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -98,6 +98,18 @@ make_run() {
 								print v, st, "randread-qd128", r, FN[k], hits, h[v, FN[k]] * hits, h[v, FN[k]], (v == "upstream" ? "10.0" : "")
 				}
 	}' >"$d/profile.csv"
+	# the plugin's exact calls: rfc one entry and exit per io_issue_sqe (as the
+	# profile), upstream half as many (the constructed disagreement)
+	awk 'BEGIN {
+		OFS = ","
+		print "variant,state,workload,seed,accel,unit,symbol,instructions_per_op,mem_accesses_per_op,calls_per_op"
+		print "rfc,idle,randread-qd128,1,tcg,instructions,io_issue_sqe,60,20,1.0000"
+		print "rfc,idle,randread-qd128,1,tcg,instructions,__audit_uring_entry,30,10,1.0000"
+		print "rfc,idle,randread-qd128,1,tcg,instructions,__audit_uring_exit,20,8,1.0000"
+		print "upstream,idle,randread-qd128,1,tcg,instructions,io_issue_sqe,60,20,1.0000"
+		print "upstream,idle,randread-qd128,1,tcg,instructions,__audit_uring_entry,30,10,0.5000"
+		print "upstream,idle,randread-qd128,1,tcg,instructions,__audit_uring_exit,20,8,0.5000"
+	}' >"$d/attribution.csv"
 	jq -n --arg run "$(basename "$d")" '{run_id: $run, created: "2024-01-01T00:00:00Z", accel: "tcg",
 		accel_args: "-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1",
 		ns_per_op_unit: "guest ns under tcg-icount shift=0 = executed guest instructions",
@@ -239,12 +251,14 @@ failed_listed() {
 		grep -qF -- 'timeout: rfc / syscall-10 / bench-nop rep 3' "$M"
 }
 check "failed cells listed: the timed-out rfc / syscall-10 / bench-nop rep" failed_listed
-check "profile WARNING for the constructed disagreement (upstream, idle)" \
-	grep -qE '^WARNING: upstream / idle / randread-qd128: the profile puts 1800\.0 instructions per audited op' "$M"
+check "profile cross-check: WARNING where the profiler's hook calls per io_issue_sqe disagree with the plugin's (upstream, idle)" \
+	grep -qxF 'WARNING: upstream / idle / randread-qd128: the profiler counts 1.00 entry and 1.00 exit calls per io_issue_sqe, the plugin 0.50 and 0.50' "$M"
 agree_no_warning() {
-	grep -qE '^\| rfc \| idle \| randread-qd128 \| 3 \| 250\.0 \| 200\.0 \|.*\| yes \|$' "$M" && ! grep -q '^WARNING: rfc' "$M"
+	grep -qxF '| rfc | idle | randread-qd128 | 1.00 | 1.00 | 1.00 | 1.00 | yes |' "$M" && ! grep -q '^WARNING: rfc' "$M"
 }
-check "no profile WARNING where profile and delta agree (rfc)" agree_no_warning
+check "profile cross-check: agreement and no WARNING where profiler and plugin count the same calls (rfc)" agree_no_warning
+no_ftrace_cost() { ! sed -n '/^## Profile cross-check/,/^## [^P]/p' "$M" | grep -qE 'instructions/audited op|ns/audited op'; }
+check "profile section prints no ftrace time as a cost (only hit counts)" no_ftrace_cost
 embedded() {
 	local n=0 f
 	while read -r f; do
