@@ -19,6 +19,8 @@ usage: ./run.sh COMMAND [ARGS]
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
   compare RUN_A RUN_B        per-cell change between two runs, with CIs
+  rerun-check RUN_A RUN_B    do two runs of one matrix agree on every verdict and Δ?
+  publish RUN_DIR            make a finished run the published one (results/, raw.tar.xz)
   disasm VARIANT [FUNCTION]  objdump of FUNCTION (io_issue_sqe) against nohooks
   test [--quick]             run the test suite (TAP)
 USAGE
@@ -49,6 +51,8 @@ report)
 	exec "$root/scripts/report.sh" "$1"
 	;;
 compare) exec "$root/scripts/compare.sh" "$@" ;;
+rerun-check) exec "$root/scripts/rerun-check.sh" "$@" ;;
+publish) exec "$root/scripts/publish.sh" "$@" ;;
 disasm) exec "$root/scripts/disasm.sh" "$@" ;;
 test)
 	"$root/scripts/setup.sh"

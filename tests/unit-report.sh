@@ -405,6 +405,54 @@ compare_out_ok() {
 }
 check "compare --out FILE writes labstat's CSV there" compare_out_ok
 
+# --- rerun-check -----------------------------------------------------------------------
+# a rerun that reproduces synth-a exactly, and one in which a verdict flips
+mkdir -p "$R/synth-a2" "$R/synth-flip"
+cp "$R/synth-a/summary.csv" "$R/synth-a2/"
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+	$c["variant"] == "rfc" && $c["state"] == "idle" && $c["workload"] == "bench-nop" { $c["significant"] = "no"; $c["delta_ns_per_op"] += 0.5 }
+	{ print }' "$R/synth-a/summary.csv" >"$R/synth-flip/summary.csv"
+run rerun_same "$scripts/rerun-check.sh" synth-a synth-a2
+rerun_same_ok() {
+	rc_is rerun_same 0 && grep -qE '^hook-cost cells: ([0-9]+) compared, verdicts agree in \1, Δ within 0.1 in \1;' "$tmp/rerun_same.out" &&
+		! grep -q FLIP "$tmp/rerun_same.out"
+}
+check "rerun-check: a rerun with the same summary agrees on every verdict and Δ, exit 0" rerun_same_ok
+run rerun_flip "$scripts/rerun-check.sh" --out "$tmp/rerun.csv" synth-a synth-flip
+rerun_flip_ok() {
+	rc_is rerun_flip 1 && grep -qE '^rfc +idle +bench-nop +hook-cost .* \+0\.500 +yes/no +FLIP$' "$tmp/rerun_flip.out" &&
+		grep -q '^rfc,idle,bench-nop,hook-cost,.*,yes,no,no,no$' "$tmp/rerun.csv"
+}
+check "rerun-check: a flipped verdict (and a Δ moved by 0.5) is listed as FLIP, written to --out, exit 1" rerun_flip_ok
+run bad_rerun "$scripts/rerun-check.sh" --tol x synth-a synth-a2
+check "rerun-check: a bad --tol is one line, exit 2" exits_2_saying bad_rerun "--tol 'x' is not a non-negative decimal number"
+
+# --- publish ---------------------------------------------------------------------------
+mkdir -p "$tmp/elsewhere/synth-pub/raw/nohooks.idle.r1" "$tmp/elsewhere/synth-dirty"
+cp "$R/synth-a/cells.csv" "$tmp/elsewhere/synth-pub/"
+jq '.lab.publishable = true' "$R/synth-a/manifest.json" >"$tmp/elsewhere/synth-pub/manifest.json"
+echo "@@LAB done" >"$tmp/elsewhere/synth-pub/raw/nohooks.idle.r1/results.txt"
+cp "$R/synth-a/cells.csv" "$tmp/elsewhere/synth-dirty/"
+jq '.lab.publishable = false' "$R/synth-a/manifest.json" >"$tmp/elsewhere/synth-dirty/manifest.json"
+run publish "$scripts/publish.sh" "$tmp/elsewhere/synth-pub"
+publish_ok() {
+	rc_is publish 0 && [[ $(cat "$R/PUBLISHED") == synth-pub ]] && [[ -f $R/synth-pub/report.md && -f $R/synth-pub/summary.csv ]] &&
+		tar -tJf "$R/synth-pub/raw.tar.xz" | grep -qx 'raw/nohooks.idle.r1/results.txt'
+}
+check "publish: copies the run into results/, packs raw/ into raw.tar.xz, recomputes summary and report, names it in PUBLISHED" publish_ok
+run publish_dirty "$scripts/publish.sh" "$tmp/elsewhere/synth-dirty"
+publish_dirty_ok() {
+	exits_2_saying publish_dirty "made from a tree with uncommitted changes" && [[ ! -e $R/synth-dirty ]] &&
+		[[ $(cat "$R/PUBLISHED") == synth-pub ]]
+}
+check "publish: a run with lab.publishable=false is refused (exit 2), nothing copied, PUBLISHED unchanged" publish_dirty_ok
+mkdir -p "$tmp/elsewhere/synth-broken"
+echo "not,a,cells,file" >"$tmp/elsewhere/synth-broken/cells.csv"
+cp "$tmp/elsewhere/synth-pub/manifest.json" "$tmp/elsewhere/synth-broken/"
+run publish_broken "$scripts/publish.sh" "$tmp/elsewhere/synth-broken"
+check "publish: a run whose summary fails is not left half-published in results/ (non-zero exit, no copy, PUBLISHED unchanged)" \
+	both test "$(cat "$tmp/publish_broken.rc")" != 0 -- test ! -e "$R/synth-broken" -a "$(cat "$R/PUBLISHED")" = synth-pub
+
 # --- bad input ------------------------------------------------------------------------
 run bad_plots "$scripts/plots.sh" nosuch
 check "plots.sh with an unknown run id: exit 2, one line naming it" exits_2_saying bad_plots "no results/nosuch"
