@@ -22,6 +22,8 @@ usage: ./run.sh COMMAND [ARGS]
   rerun-check RUN_A RUN_B    do two runs of one matrix agree on every verdict and Δ?
   publish RUN_DIR            make a finished run the published one (results/, raw.tar.xz)
   disasm VARIANT [FUNCTION]  objdump of FUNCTION (io_issue_sqe) against nohooks
+  explain VARIANT [--function F] [--workload W] [--state S] [--base B]
+                             F's executed instructions per op against nohooks (TCG plugin)
   test [--quick]             run the test suite (TAP)
 USAGE
 	exit 2
@@ -54,6 +56,7 @@ compare) exec "$root/scripts/compare.sh" "$@" ;;
 rerun-check) exec "$root/scripts/rerun-check.sh" "$@" ;;
 publish) exec "$root/scripts/publish.sh" "$@" ;;
 disasm) exec "$root/scripts/disasm.sh" "$@" ;;
+explain) exec "$root/scripts/explain-delta.sh" "$@" ;;
 test)
 	"$root/scripts/setup.sh"
 	exec "$root/tests/run-tests.sh" "$@"

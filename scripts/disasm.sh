@@ -6,6 +6,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/disasm.sh
+. "$LAB_ROOT/lib/disasm.sh"
 
 (($# == 1 || $# == 2)) || die_usage "usage: run.sh disasm VARIANT [FUNCTION] (default FUNCTION io_issue_sqe)"
 v=$1 fn=${2:-io_issue_sqe}
@@ -13,29 +15,12 @@ check_variant "$v"
 [[ $fn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "disasm: '$fn' is not a function name (letters, digits, _ and . only)"
 base=nohooks
 
-# FUNCTION's body, one instruction a line: "+offset  mnemonic operands"
-body() {
-	local vmlinux=$1
-	objdump -d --no-show-raw-insn --disassemble="$fn" "$vmlinux" |
-		awk -v fn="$fn" '
-			function hex(h,   i, n) { h = substr(h, length(h) - 7); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
-			$0 ~ "^[0-9a-f]+ <" fn ">:$" { start = hex($1); on = 1; next }
-			on && /^$/ { on = 0 }
-			on && /^ *[0-9a-f]+:\t/ {
-				split($0, a, "\t"); addr = a[1]; sub(/:$/, "", addr); sub(/^ +/, "", addr)
-				ins = a[2]; for (i = 3; i in a; i++) ins = ins " " a[i]
-				# branch targets inside the function as offsets, the rest by symbol
-				gsub(/[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f] </, "<", ins)
-				printf "+0x%03x  %s\n", hex(addr) - start, ins
-			}'
-}
-
 out=$(mktemp)
 trap 'rm -f "$out" "$out".*' EXIT
 for k in "$v" "$base"; do
 	vm=$(build_of "$k")/vmlinux
 	[[ -f $vm ]] || die "disasm: $vm is missing; build it first with ./run.sh build $k"
-	body "$vm" >"$out.$k"
+	function_body "$vm" "$fn" >"$out.$k"
 	[[ -s $out.$k ]] || die "disasm: no function $fn in $vm (inlined, or not in this kernel: try nm $vm | grep $fn)"
 done
 {

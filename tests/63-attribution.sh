@@ -6,7 +6,8 @@
 # for bit unchanged, that its window total is the timed figure, that the
 # per-symbol Δs vs nohooks add up to the timed Δ of the plain boots within
 # 0.5 instruction/op, that upstream's Δ sits in io_issue_sqe, and that rfc
-# (which audits NOP) enters __audit_uring_entry/exit once per op.
+# (which audits NOP) enters __audit_uring_entry/exit once per op; then
+# scripts/explain-delta.sh upstream: per-instruction counts, path diff, Δ.
 # Builds and boots: skipped under LAB_TEST_QUICK=1.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -88,3 +89,24 @@ for fn in __audit_uring_entry __audit_uring_exit; do
 	c=$(get nohooks "$fn" calls_per_op)
 	check "nohooks: $fn not called (${c:-no row})" test -z "$c"
 done
+
+# the instruction-level explanation (scripts/explain-delta.sh, plugin insns=):
+# per-instruction counts add up to the plugin's per-symbol count in both
+# kernels, the executed-path diff nets to the Δ, and that Δ is the
+# attribution's Δ io_issue_sqe
+rc=0
+"$LAB_ROOT/scripts/explain-delta.sh" upstream --workload "$W" --state "$S" >"$tmp/explain.out" 2>"$tmp/explain.err" || rc=$?
+sums_ok() {
+	local k line
+	for k in nohooks upstream; do
+		line=$(grep "^# $k: io_issue_sqe executes " "$tmp/explain.out") || return 1
+		[[ $line =~ executes\ ([0-9.]+)\ instructions\ per\ op\ \(plugin\ per-symbol\ count:\ ([0-9.]+)\) ]] || return 1
+		[[ ${BASH_REMATCH[1]} == "${BASH_REMATCH[2]}" ]] || return 1
+	done
+}
+check "explain: exit 0, per-instruction counts add up to the plugin's io_issue_sqe count in nohooks and upstream" \
+	both test "$rc" -eq 0 -- sums_ok
+net=$(sed -n 's/^# diff: .*: net \([-+0-9.]*\)\/op$/\1/p' "$tmp/explain.out")
+dx=$(sed -n 's/^# Δ io_issue_sqe = \([-+0-9.]*\) instructions\/op.*/\1/p' "$tmp/explain.out")
+check "explain: the executed-path diff nets to the Δ (${net:-none} = ${dx:-none}) and equals the attribution's Δ io_issue_sqe $d_issue within 0.01" \
+	awk -v a="${net:-x}" -v b="${dx:-y}" -v c="$d_issue" 'BEGIN { exit !(a != "x" && a + 0 == b + 0 && a - c < 0.01 && c - a < 0.01) }'

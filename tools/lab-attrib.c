@@ -31,6 +31,13 @@
  * marker is one ordinary NOP. Each closed window is written to out= at once:
  *   window n=N insns=I user=U kernel=K mem=M
  *   sym n=N name=SYM insns=I mem=M calls=C      (symbols with insns > 0)
+ *   insn n=N sym=SYM off=0xO count=C            (with insns=SYM, per
+ *                                                instruction executed)
+ *
+ * insns=SYM (up to MAX_WATCH times): also count every instruction of SYM
+ * separately, by its offset from SYM's start, so that a delta in SYM can be
+ * read instruction by instruction against its disassembly (the executed
+ * path, not the static code). Offsets beyond MAX_WATCH_LEN are not watched.
  *
  * Plugin API: written against QEMU's documented plugin API version 1
  * (QEMU 7.x); Debian ships no qemu-plugin.h, so the few types and functions
@@ -130,6 +137,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 #define MARK_OPEN		0x4c414231U
 #define MARK_CLOSE		0x4c414232U
 #define MAX_SYMS		(1 << 20)
+#define MAX_WATCH		4
+#define MAX_WATCH_LEN		8192
 
 /* bucket 0: user space, 1: kernel pcs outside the map's text */
 #define B_USER			0
@@ -147,6 +156,16 @@ struct sym {
 	char *name;
 };
 
+/* a symbol counted per instruction (insns=SYM) */
+struct watch {
+	const char *name;
+	size_t bucket;		/* 0 until the map has been read */
+	uint64_t start, len;
+	uint64_t *cnt, *base;	/* per byte offset */
+};
+
+static struct watch watches[MAX_WATCH];
+static unsigned int nwatches;
 static struct sym *syms;	/* sorted by start, bucket = B_FIRST_SYM + index */
 static size_t nsyms;
 static uint64_t text_end;	/* _etext */
@@ -159,12 +178,14 @@ static bool window_open;
 static void usage(void)
 {
 	fprintf(stderr,
-"usage: -plugin file=" PROG ".so,map=SYSTEM_MAP[,out=FILE]\n"
+"usage: -plugin file=" PROG ".so,map=SYSTEM_MAP[,out=FILE][,insns=SYM]...\n"
 "  map=PATH  the guest kernel's System.map (boot it with nokaslr)\n"
 "  out=PATH  where closed windows go (default " DEF_OUT ")\n"
+"  insns=SYM also count SYM per instruction offset (up to %d symbols,\n"
+"            the first %d bytes of each)\n"
 "Counts per kernel symbol between uring-bench's window markers\n"
 "(nopl 0x%x(%%rax) opens, nopl 0x%x(%%rax) closes).\n",
-		MARK_OPEN, MARK_CLOSE);
+		MAX_WATCH, MAX_WATCH_LEN, MARK_OPEN, MARK_CLOSE);
 }
 
 static int sym_cmp(const void *a, const void *b)
@@ -241,6 +262,39 @@ err_nomem:
 	return -1;
 }
 
+/* find each insns=SYM in the map: its bucket, start and length */
+static int resolve_watches(void)
+{
+	unsigned int w;
+	size_t i;
+
+	for (w = 0; w < nwatches; w++) {
+		struct watch *wt = &watches[w];
+
+		for (i = 0; i < nsyms; i++)
+			if (!strcmp(syms[i].name, wt->name))
+				break;
+		if (i == nsyms) {
+			fprintf(stderr, PROG ": insns=%s: no such text symbol in the map\n",
+				wt->name);
+			return -1;
+		}
+		wt->bucket = B_FIRST_SYM + i;
+		wt->start = syms[i].start;
+		wt->len = (i + 1 < nsyms ? syms[i + 1].start : text_end) - wt->start;
+		if (wt->len > MAX_WATCH_LEN)
+			wt->len = MAX_WATCH_LEN;
+		wt->cnt = calloc(wt->len, sizeof(*wt->cnt));
+		wt->base = calloc(wt->len, sizeof(*wt->base));
+		if (!wt->cnt || !wt->base) {
+			fprintf(stderr, PROG ": calloc: %d (%s)\n", -ENOMEM,
+				strerror(ENOMEM));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* bucket of pc; *entry set when pc is the symbol's first byte */
 static size_t bucket_of(uint64_t pc, bool *entry)
 {
@@ -276,14 +330,19 @@ static void mark_open(unsigned int vcpu, void *udata)
 {
 	(void)vcpu;
 	(void)udata;
+	unsigned int w;
+
 	memcpy(base, cnt, nbuckets * sizeof(*cnt));
+	for (w = 0; w < nwatches; w++)
+		memcpy(watches[w].base, watches[w].cnt,
+		       watches[w].len * sizeof(*watches[w].cnt));
 	window_open = true;
 }
 
 static void mark_close(unsigned int vcpu, void *udata)
 {
 	uint64_t user, kernel = 0, mem = 0;
-	unsigned int n = nwindows;
+	unsigned int n = nwindows, w;
 	size_t b;
 
 	(void)vcpu;
@@ -309,6 +368,14 @@ static void mark_close(unsigned int vcpu, void *udata)
 		fprintf(out, "sym n=%u name=%s insns=%" PRIu64 " mem=%" PRIu64
 			" calls=%" PRIu64 "\n", n, bucket_name(b), i,
 			cnt[b].mem - base[b].mem, cnt[b].calls - base[b].calls);
+	}
+	for (w = 0; w < nwatches; w++) {
+		const struct watch *wt = &watches[w];
+
+		for (b = 0; b < wt->len; b++)
+			if (wt->cnt[b] != wt->base[b])
+				fprintf(out, "insn n=%u sym=%s off=0x%zx count=%" PRIu64 "\n",
+					n, wt->name, b, wt->cnt[b] - wt->base[b]);
 	}
 	fflush(out);
 }
@@ -337,6 +404,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		bool entry;
 		size_t b = bucket_of(pc, &entry);
 		uint32_t mark;
+		unsigned int w;
 
 		qemu_plugin_register_vcpu_insn_exec_inline(insn,
 			QEMU_PLUGIN_INLINE_ADD_U64, &cnt[b].insns, 1);
@@ -345,6 +413,11 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		if (entry)
 			qemu_plugin_register_vcpu_insn_exec_inline(insn,
 				QEMU_PLUGIN_INLINE_ADD_U64, &cnt[b].calls, 1);
+		for (w = 0; w < nwatches; w++)
+			if (watches[w].bucket == b && pc - watches[w].start < watches[w].len)
+				qemu_plugin_register_vcpu_insn_exec_inline(insn,
+					QEMU_PLUGIN_INLINE_ADD_U64,
+					&watches[w].cnt[pc - watches[w].start], 1);
 		if (b != B_USER)
 			continue;
 		mark = marker_of(insn);
@@ -391,6 +464,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			map = argv[i] + 4;
 		} else if (!strncmp(argv[i], "out=", 4)) {
 			outp = argv[i] + 4;
+		} else if (!strncmp(argv[i], "insns=", 6) && argv[i][6]) {
+			if (nwatches == MAX_WATCH) {
+				fprintf(stderr, PROG ": more than %d insns= symbols\n", MAX_WATCH);
+				return -1;
+			}
+			watches[nwatches++].name = argv[i] + 6;
 		} else {
 			fprintf(stderr, PROG ": unknown argument '%s'\n", argv[i]);
 			usage();
@@ -402,7 +481,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		usage();
 		return -1;
 	}
-	if (load_map(map))
+	if (load_map(map) || resolve_watches())
 		return -1;
 	nbuckets = B_FIRST_SYM + nsyms;
 	cnt = calloc(nbuckets, sizeof(*cnt));
