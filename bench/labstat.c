@@ -187,7 +187,8 @@ static void usage(FILE *f)
 "  floor is |overhead of the control|; otherwise the larger |bound| of the\n"
 "  control's overhead interval. Empty without the control.\n"
 "  significant: tcg: yes if |overhead| is beyond both floors ('-' with no\n"
-"  floor at all) and |delta| >= %g instructions/op (the resolution);\n"
+"  floor at all), its range over seed pairs excludes 0, and |delta| >=\n"
+"  %g instructions/op (the resolution);\n"
 "  otherwise yes if the overhead interval excludes 0 and its\n"
 "  bound nearest 0 is beyond both floors; 'n/a' for -D workloads (never\n"
 "  starred); '-' for the base itself, no base, or no interval.\n"
@@ -1019,10 +1020,19 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 			sig = "n/a";
 		} else if (icount && bg && bg->icount && ovh.have &&
 			   (have_aa || have_cg)) {
-			/* the minimum is exact: it must clear both floors */
+			/*
+			 * the minimum must clear both floors, and the range
+			 * over seed pairs must exclude 0: a floor is one
+			 * sample of the noise (|A/A| of one control), so a
+			 * delta just past it whose seed pairs straddle 0
+			 * (seen: static-key/idle/bench-openclose +0.26,
+			 * range [-0.21, 0.34], floor 0.012%) would flip on
+			 * a rerun
+			 */
 			double m = fabs(ovh.m);
+			bool excl = !ovh.have_ci || excludes_zero(&ovh, &near);
 
-			sig = m > 0 && (!have_aa || m > aafl) &&
+			sig = m > 0 && excl && (!have_aa || m > aafl) &&
 			      (!have_cg || m > cgfl) &&
 			      fabs(delta.m) >= ICOUNT_RESOLUTION ? "yes" : "no";
 		} else if (!(icount && bg && bg->icount) && ovh.have_ci) {

@@ -50,14 +50,15 @@ END {
 	print "\"(ns)\": not significant, within the seed or codegen A/A floor). A **skipped op** is an"
 	print "IORING_OP_NOP (bench-nop), which upstream and static-key skip through `audit_skip`; an **audited op**"
 	print "is an OPENAT or CLOSE (bench-openclose), which every design audits. `uring-hit` emits one record per op."
+	print "A skipped op with a syscall rule loaded is where a runtime switch pays: the rule turns it on."
 	print ""
-	printf "| design | skipped op: off | skipped op: idle |"
+	printf "| design | skipped op: off | skipped op: idle | skipped op: syscall-1 |"
 	for (i = 1; i <= ns_; i++) printf " audited op: %s |", S[i]
 	print ""
-	printf "|---|---:|---:|"; for (i = 1; i <= ns_; i++) printf "---:|"; print ""
+	printf "|---|---:|---:|---:|"; for (i = 1; i <= ns_; i++) printf "---:|"; print ""
 	for (j = 1; j <= nd; j++) {
 		v = D[j]; if (!(v in seen)) continue
-		printf "| %s | %s | %s |", v, cell(v, "off", "bench-nop"), cell(v, "idle", "bench-nop")
+		printf "| %s | %s | %s | %s |", v, cell(v, "off", "bench-nop"), cell(v, "idle", "bench-nop"), cell(v, "syscall-1", "bench-nop")
 		for (i = 1; i <= ns_; i++) printf " %s |", cell(v, S[i], "bench-openclose")
 		print ""
 	}
@@ -69,9 +70,9 @@ END {
 		so = val(v, "off", "bench-nop"); si = val(v, "idle", "bench-nop")
 		ao = val(v, "off", "bench-openclose"); ai = val(v, "idle", "bench-openclose")
 		r1 = val(v, "syscall-1", "bench-openclose"); r100 = val(v, "syscall-100", "bench-openclose")
-		hit = val(v, "uring-hit", "bench-openclose")
+		hit = val(v, "uring-hit", "bench-openclose"); s1 = val(v, "syscall-1", "bench-nop")
 		line = "- **" v "**:"
-		if (so != "" && si != "") line = line sprintf(" %+.1f/%+.1f instructions per skipped op (audit off/idle);", so, si)
+		if (so != "" && si != "") line = line sprintf(" %+.1f/%+.1f instructions per skipped op (audit off/idle)", so, si) (s1 != "" ? sprintf(", %+.1f with a syscall rule loaded;", s1) : ";")
 		if (ao != "" && ai != "") line = line sprintf(" %+.1f/%+.1f per audited op (off/idle);", ao, ai)
 		if (r1 != "" && r100 != "") line = line sprintf(" %.1f more per syscall rule per audited op (1 to 100 rules);", (r100 - r1) / 99)
 		if (hit != "") line = line sprintf(" %+.0f per op when a record is emitted.", hit)

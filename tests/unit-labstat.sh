@@ -233,6 +233,8 @@ check "codegen: +1% clears both floors: significant" \
 lab "$tmp/cg-g.csv" summary -g none "$data/codegen.csv"
 check "codegen: with the codegen control disabled (-g none) the +0.15% is significant" \
 	eq "$(get "$tmp/cg-g.csv" small idle bench significant)" yes
+check "tcg: +0.08% past the seed floor whose seed pairs straddle 0 ([-0.02%, ...]) is not significant (it would flip on a rerun)" \
+	eq "$(get "$tmp/cg-g.csv" straddle idle bench overhead_pct),$(get "$tmp/cg-g.csv" straddle idle bench significant)" "0.080,no"
 
 # --- bad input and usage -----------------------------------------------------------
 # exits_2_saying MSG ARGS...: labstat ARGS exits 2, writes nothing on stdout
