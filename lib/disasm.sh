@@ -18,3 +18,43 @@ function_body() {
 				printf "+0x%03x  %s\n", hex(addr) - start, ins
 			}'
 }
+
+# annotate_listing ATTRIB_OUT WINDOW OPS BODY SUMFILE: BODY (function_body's
+# listing) with the plugin's per-instruction counts of window WINDOW (insn
+# lines of lab-attrib's out file) divided by OPS: "+0xOFF  per-op  insn".
+# Writes the exact per-op sum to SUMFILE. Fails when the plugin counted an
+# offset that is no instruction start of the listing (map and vmlinux differ).
+annotate_listing() {
+	awk -v win="$2" -v ops="$3" -v sumfile="$5" '
+		function hex(h,   i, n) { sub(/^0x/, "", h); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+		FNR == 1 { f++ }
+		f == 1 && $1 == "insn" && $2 == "n=" win { split($4, a, "="); off = hex(a[2]); split($5, b, "="); c[off] = b[2]; next }
+		f == 1 { next }
+		f == 2 { off = hex(substr($1, 2)); x = (off in c) ? c[off] / ops : 0; tot += x; seen[off] = 1
+			printf "%s  %9.4f  %s\n", $1, x, substr($0, index($0, "  ") + 2) }
+		END {
+			printf "%.2f\n", tot > sumfile
+			for (o in c) if (!(o in seen)) { printf "annotate: count at offset 0x%x, which is no instruction of the listing\n", o > "/dev/stderr"; bad = 1 }
+			exit bad }' "$1" "$4"
+}
+
+# exec_path ANNOTATED: the executed path, in address order: "insn  xPER-OP",
+# offsets dropped and branch targets inside the function as +X, so that two
+# kernels' paths diff by instruction
+exec_path() {
+	awk '$2 + 0 > 0 { ins = substr($0, index($0, $2) + length($2) + 2); gsub(/\+0x[0-9a-f]+>/, "+X>", ins); printf "%-48s x%.4f\n", ins, $2 }' "$1"
+}
+
+# path_diff BASE_ANNOTATED VARIANT_ANNOTATED: unified diff of the two executed
+# paths (- only the base runs, + only the variant runs), then one line
+# "# diff: N executed instructions only in the variant (+X/op), M only in the
+# base (-Y/op): net +Z/op"; the net is the Δ of the function
+path_diff() {
+	local d
+	# diff exits 1 when the paths differ: the expected case
+	d=$(diff -u <(exec_path "$1") <(exec_path "$2") | tail -n +3 || true)
+	[[ -n $d ]] && printf '%s\n' "$d"
+	printf '%s\n' "$d" | awk '
+		/^[-+]/ && !/^@@/ { x = $NF; sub(/^x/, "", x); if (substr($0, 1, 1) == "+") { add += x; na++ } else { del += x; nd++ } }
+		END { printf "# diff: %d executed instructions only in the variant (+%.2f/op), %d only in the base (-%.2f/op): net %+.2f/op\n", na, add, nd, del, add - del }'
+}

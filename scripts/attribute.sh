@@ -11,10 +11,17 @@
 # open a window; fio workloads are not attributed (yet).
 # Attribution boots are separate from the timed cells (which keep
 # -seed-driven KASLR) and need TCG: under KVM there is nothing to do.
+# The plugin also counts LAB_ATTRIB_FUNCTION (default io_issue_sqe) per
+# instruction: RUN_DIR/paths/VARIANT.STATE.WORKLOAD.FUNCTION.txt is its
+# executed path ("+0xOFF  executions/op  instruction"), from which the report
+# diffs every variant against nohooks instruction by instruction.
 #   LAB_ATTRIB_WORKLOADS  headline workloads (default bench-nop,bench-read,randread-qd128)
+#   LAB_ATTRIB_FUNCTION   the function traced per instruction (default io_issue_sqe)
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/disasm.sh
+. "$LAB_ROOT/lib/disasm.sh"
 
 # attribute.sh --rows BOOT_DIR VARIANT STATE WORKLOADS: only print the rows of
 # one attribution boot's results.txt and attrib.out (for the unit test)
@@ -61,6 +68,26 @@ if ((rows_only)); then
 	exit
 fi
 headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,randread-qd128}
+fn=${LAB_ATTRIB_FUNCTION:-io_issue_sqe}
+[[ $fn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "attribute: LAB_ATTRIB_FUNCTION '$fn' is not a function name"
+
+# write_paths OUT_DIR V S WL: the executed path of $fn in each window of one
+# attribution boot, as RUN_DIR/paths/V.S.W.$fn.txt (executed instructions only)
+write_paths() {
+	local o=$1 v=$2 s=$3 wl=$4 i=0 w ops
+	function_body "$(build_of "$v")/vmlinux" "$fn" >"$o/$fn.body"
+	[[ -s $o/$fn.body ]] || return 0	# not a function of this kernel
+	mkdir -p "$dir/paths"
+	for w in ${wl//,/ }; do
+		ops=$(awk -v w="$w" '{ sub(/\r$/, "") } /^@@LAB begin workload=/ { x = $3; sub(/workload=/, "", x); on = (x == w) }
+			on && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); print $i; exit } }' "$o/results.txt")
+		[[ -n $ops && $ops -gt 0 ]] || return 1
+		annotate_listing "$o/attrib.out" "$i" "$ops" "$o/$fn.body" "$o/$fn.$w.sum" | awk '$2 + 0 > 0' >"$dir/paths/$v.$s.$w.$fn.txt.tmp" ||
+			return 1
+		mv "$dir/paths/$v.$s.$w.$fn.txt.tmp" "$dir/paths/$v.$s.$w.$fn.txt"
+		i=$((i + 1))
+	done
+}
 # shellcheck disable=SC2034 # read_matrix_conf sets every key; reps and profile are unused here
 variants="" states="" workloads="" reps="" runtime="" accel="" profile=""
 read_matrix_conf "$dir/matrix.conf"
@@ -112,7 +139,7 @@ finish_one() {
 	unset "running[$pid]"
 	read -r v s wl <<<"$j"
 	o=$dir/raw/attrib/$v.$s
-	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp"; then
+	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl"; then
 		mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv"
 		log "  attribution $v / $s: $(grep -c . "$dir/attribution/$v.$s.csv") rows, $(sed -n 's/^wall_secs=//p' "$o/boot.info")s wall"
 	else
@@ -130,7 +157,7 @@ for j in "${jobs[@]}"; do
 	rm -rf "$o"
 	mkdir -p "$o"
 	"$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
-		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out" \
+		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn" \
 		--out "$o" "$v" "$s" 2>"$o/boot.stderr" &
 	running[$!]=$j
 	((${#running[@]} < LAB_JOBS)) || finish_one

@@ -81,18 +81,7 @@ for k in "$base" "$v"; do
 	echo "$ops" >"$o/ops"
 	function_body "$(build_of "$k")/vmlinux" "$fn" >"$o/body"
 	[[ -s $o/body ]] || die "explain: no function $fn in $(build_of "$k")/vmlinux"
-	# body annotated with executions per op: "+0xOFF  per-op  insn"
-	awk -v ops="$ops" -v sumfile="$o/sum" '
-		function hex(h,   i, n) { sub(/^0x/, "", h); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
-		FNR == 1 { f++ }
-		f == 1 && /^insn n=0 / { split($4, a, "="); off = hex(a[2]); split($5, b, "="); c[off] = b[2]; next }
-		f == 1 { next }
-		f == 2 { off = hex(substr($1, 2)); x = (off in c) ? c[off] / ops : 0; tot += x; seen[off] = 1
-			printf "%s  %9.4f  %s\n", $1, x, substr($0, index($0, "  ") + 2) }
-		END {
-			printf "%.2f", tot > sumfile
-			for (o in c) if (!(o in seen)) { printf "explain: count at offset 0x%x, which is no instruction of the listing\n", o > "/dev/stderr"; bad = 1 }
-			exit bad }' "$o/attrib.out" "$o/body" >"$o/annotated" ||
+	annotate_listing "$o/attrib.out" 0 "$ops" "$o/body" "$o/sum" >"$o/annotated" ||
 		die "explain: $k: the plugin counted offsets that are not instruction starts (listing and map disagree)"
 	# the plugin's own per-symbol figure for F, to check the annotation's sum
 	awk -v fn="$fn" -v ops="$ops" '$1 == "sym" && $2 == "n=0" && $3 == "name=" fn { split($4, a, "="); x = a[2] / ops }
@@ -102,9 +91,6 @@ done
 
 # exact sum of a kernel's per-op executions of F (from the unrounded counts)
 sum_of() { cat "$work/$1/sum"; }
-# the executed path: executed instructions in address order, offsets dropped,
-# branch targets inside F as +X, executions per op appended
-path_of() { awk '$2 + 0 > 0 { ins = substr($0, index($0, $2) + length($2) + 2); gsub(/\+0x[0-9a-f]+>/, "+X>", ins); printf "%-48s x%.4f\n", ins, $2 }' "$1"; }
 out=$work/explain.txt
 {
 	echo "# explain variant=$v base=$base function=$fn workload=$wl state=$st accel=tcg seed=1 (nokaslr attribution boots)"
@@ -114,15 +100,7 @@ out=$work/explain.txt
 		echo "# $k: $fn executes $(sum_of "$k") instructions per op (plugin per-symbol count: $(cat "$work/$k/sym_per_op"))"
 	done
 	echo "## executed path, $base -> $v (instruction xexecutions/op; - only in $base, + only in $v)"
-	path_of "$work/$base/annotated" >"$work/path.$base"
-	path_of "$work/$v/annotated" >"$work/path.$v"
-	# diff exits 1 when the paths differ: that is the expected case
-	diff -u "$work/path.$base" "$work/path.$v" >"$work/path.diff" || true
-	tail -n +3 "$work/path.diff"
-	# the diff's sum is the delta: + lines add, - lines subtract
-	tail -n +3 "$work/path.diff" | awk '
-		/^[-+]/ && !/^@@/ { x = $NF; sub(/^x/, "", x); if (substr($0, 1, 1) == "+") { add += x; na++ } else { del += x; nd++ } }
-		END { printf "# diff: %d executed instructions only in the variant (+%.2f/op), %d only in the base (-%.2f/op): net %+.2f/op\n", na, add, nd, del, add - del }'
+	path_diff "$work/$base/annotated" "$work/$v/annotated"
 	echo "# Δ $fn = $(awk -v a="$(sum_of "$v")" -v b="$(sum_of "$base")" 'BEGIN { printf "%+.2f", a - b }') instructions/op ($v $(sum_of "$v") - $base $(sum_of "$base"))"
 } >"$out"
 cat "$out"

@@ -60,3 +60,55 @@ awk -F, -v base="$base" -v min="$min" '
 			print ""
 		}
 	}' "$csv"
+
+# --- the traced function, instruction by instruction --------------------------------
+# RUN_DIR/paths/V.S.W.FN.txt: FN's executed path per attribution boot. For
+# every variant, the diff of its path against the base's in the same state and
+# workload: the instructions only one of them runs, and their net, which is
+# the Δ of FN in the table above.
+paths=$1/paths
+shopt -s nullglob
+files=("$paths"/*.txt)
+((${#files[@]})) || exit 0
+# shellcheck source=../lib/disasm.sh
+. "$LAB_ROOT/lib/disasm.sh"
+detail_states=${LAB_PATH_DETAIL_STATES:-off idle syscall-1}
+fns=$(for f in "${files[@]}"; do f=${f##*/}; f=${f%.txt}; echo "${f##*.}"; done | sort -u)
+for fn in $fns; do
+	echo "### \`$fn\` instruction by instruction"
+	echo
+	echo "The executed path of \`$fn\` (the plugin counts it per instruction: insns=$fn) against \`$base\`"
+	echo "in the same state and workload: instructions only the variant runs (+, with executions per op) and"
+	echo "only \`$base\` runs (-); the rest are the same instructions. The net is Δ \`$fn\` above."
+	echo "\`./run.sh explain VARIANT --workload W --state S\` prints the same with the full listings."
+	echo "The diffs follow the table for the states $detail_states."
+	echo
+	echo "| variant | state | workload | Δ $fn/op | only in variant | only in $base |"
+	echo "|---|---|---|---:|---:|---:|"
+	details=()
+	for f in "${files[@]}"; do
+		name=${f##*/} name=${name%.txt}
+		[[ ${name##*.} == "$fn" ]] || continue
+		IFS=. read -r v s w _ <<<"$name"
+		[[ $v != "$base" && -f $paths/$base.$s.$w.$fn.txt ]] || continue
+		d=$(path_diff "$paths/$base.$s.$w.$fn.txt" "$f")
+		sumline=$(tail -1 <<<"$d")
+		if [[ $sumline =~ ^\#\ diff:\ ([0-9]+)\ .*\(\+([0-9.]+)/op\),\ ([0-9]+)\ .*\(-([0-9.]+)/op\):\ net\ ([-+0-9.]+)/op$ ]]; then
+			na=${BASH_REMATCH[1]} add=${BASH_REMATCH[2]} nd=${BASH_REMATCH[3]} del=${BASH_REMATCH[4]} net=${BASH_REMATCH[5]}
+			echo "| $v | $s | $w | $net | $na (+$add) | $nd (-$del) |"
+			# the diffs themselves for the headline states only (the report stays readable)
+			[[ " $detail_states " == *" $s "* ]] || continue
+			[[ $na == 0 && $nd == 0 ]] || details+=("$v / $s / $w: net $net/op"$'\n'"$d")
+		fi
+	done
+	echo
+	for x in "${details[@]}"; do
+		echo "<details><summary>${x%%$'\n'*}</summary>"
+		echo
+		echo '```diff'
+		printf '%s\n' "${x#*$'\n'}" | sed '$d'
+		echo '```'
+		echo "</details>"
+		echo
+	done
+done

@@ -110,3 +110,15 @@ net=$(sed -n 's/^# diff: .*: net \([-+0-9.]*\)\/op$/\1/p' "$tmp/explain.out")
 dx=$(sed -n 's/^# Δ io_issue_sqe = \([-+0-9.]*\) instructions\/op.*/\1/p' "$tmp/explain.out")
 check "explain: the executed-path diff nets to the Δ (${net:-none} = ${dx:-none}) and equals the attribution's Δ io_issue_sqe $d_issue within 0.01" \
 	awk -v a="${net:-x}" -v b="${dx:-y}" -v c="$d_issue" 'BEGIN { exit !(a != "x" && a + 0 == b + 0 && a - c < 0.01 && c - a < 0.01) }'
+
+# attribute.sh traced io_issue_sqe per instruction in the same boots: the
+# report's path table nets to the attribution's Δ io_issue_sqe
+P=$run/paths
+check "attribute.sh wrote the executed path of io_issue_sqe for nohooks, upstream and rfc" \
+	test -s "$P/nohooks.$S.$W.io_issue_sqe.txt" -a -s "$P/upstream.$S.$W.io_issue_sqe.txt" -a -s "$P/rfc.$S.$W.io_issue_sqe.txt"
+"$LAB_ROOT/scripts/report-attribution.sh" "$run" >"$tmp/report-attr.md" 2>"$tmp/report-attr.err" || true
+row=$(grep -E "^\| upstream \| $S \| $W \| " "$tmp/report-attr.md" || true)
+check "report: upstream's io_issue_sqe path row nets to the attribution's Δ $d_issue (${row:-no row})" \
+	awk -v r="$row" -v c="$d_issue" 'BEGIN { n = split(r, f, "|"); x = f[5] + 0; exit !(n > 5 && x - c < 0.01 && c - x < 0.01) }'
+check "report: the upstream diff is shown, and names the audit_skip test (test \$0x2)" \
+	grep -qE '^[+]test +[$]0x2,' "$tmp/report-attr.md"
