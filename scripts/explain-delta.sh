@@ -49,7 +49,9 @@ check_name workload "$wl"
 
 plugin_dir=$LAB_CACHE/tools
 mkdir -p "$plugin_dir"
-make -s -C "$LAB_ROOT/tools" O="$plugin_dir" "$plugin_dir/lab-attrib.so" >&2
+# -B: the cache is shared between checkouts, and a plugin built from another
+# checkout's (older) source can be newer than this one's lab-attrib.c
+make -s -B -C "$LAB_ROOT/tools" O="$plugin_dir" "$plugin_dir/lab-attrib.so" >&2
 work=$LAB_CACHE/explain/$v.$st.$wl.$fn
 rm -rf "$work"
 mkdir -p "$work"
