@@ -42,7 +42,9 @@ fi
 
 bindir=$LAB_CACHE/bin
 mkdir -p "$bindir"
-make -s -C "$LAB_ROOT/bench" O="$bindir" "$bindir/labstat" >&2
+# -B: the cache is shared between checkouts; a labstat built from another
+# checkout's older source can look newer than this one's labstat.c
+make -s -B -C "$LAB_ROOT/bench" O="$bindir" "$bindir/labstat" >&2
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
