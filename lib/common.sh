@@ -202,3 +202,14 @@ read_matrix_conf() {
 	done <"$1"
 	[[ $accel == kvm || $accel == tcg ]] || die_usage "$1: accel must be kvm or tcg (got '$accel')"
 }
+
+# host_tool SRC OUTDIR NAME: build NAME (make -C $LAB_ROOT/SRC O=OUTDIR) and
+# print its path. Always rebuilt (-B, about a second): the cache is shared
+# between checkouts, and a tool built from another checkout's older source
+# can look newer than this checkout's source.
+host_tool() {
+	mkdir -p "$2"
+	make -s -B -C "$LAB_ROOT/$1" O="$2" "$2/$3" >&2 || die "building $3 failed (make -C $1)"
+	echo "$2/$3"
+}
+

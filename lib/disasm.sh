@@ -19,6 +19,13 @@ function_body() {
 			}'
 }
 
+# window_ops RESULTS_TXT WORKLOAD: the ops count of WORKLOAD's uring-bench
+# 'result ... ops=N' line in a guest's results stream (the plugin window's ops)
+window_ops() {
+	awk -v w="$2" '{ sub(/\r$/, "") } /^@@LAB begin workload=/ { x = $3; sub(/workload=/, "", x); on = (x == w) }
+		on && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); print $i; exit } }' "$1"
+}
+
 # annotate_listing ATTRIB_OUT WINDOW OPS BODY SUMFILE: BODY (function_body's
 # listing) with the plugin's per-instruction counts of window WINDOW (insn
 # lines of lab-attrib's out file) divided by OPS: "+0xOFF  per-op  insn".

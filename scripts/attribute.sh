@@ -79,8 +79,7 @@ write_paths() {
 	[[ -s $o/$fn.body ]] || return 0	# not a function of this kernel
 	mkdir -p "$dir/paths"
 	for w in ${wl//,/ }; do
-		ops=$(awk -v w="$w" '{ sub(/\r$/, "") } /^@@LAB begin workload=/ { x = $3; sub(/workload=/, "", x); on = (x == w) }
-			on && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); print $i; exit } }' "$o/results.txt")
+		ops=$(window_ops "$o/results.txt" "$w")
 		[[ -n $ops && $ops -gt 0 ]] || return 1
 		annotate_listing "$o/attrib.out" "$i" "$ops" "$o/$fn.body" "$o/$fn.$w.sum" | awk '$2 + 0 > 0' >"$dir/paths/$v.$s.$w.$fn.txt.tmp" ||
 			return 1
@@ -96,12 +95,7 @@ if [[ $accel != tcg ]]; then
 	exit 0
 fi
 
-plugin_dir=$LAB_CACHE/tools
-mkdir -p "$plugin_dir"
-# -B: the cache is shared between checkouts, and a plugin built from another
-# checkout's (older) source can be newer than this one's lab-attrib.c
-make -s -B -C "$LAB_ROOT/tools" O="$plugin_dir" "$plugin_dir/lab-attrib.so" >&2
-plugin=$plugin_dir/lab-attrib.so
+plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
 
 # state_workloads STATE: as in matrix.sh, the run's list or the state's own
 state_workloads() {

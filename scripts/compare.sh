@@ -40,16 +40,12 @@ if [[ -n $out ]]; then
 	[[ ! -d $out ]] || die_usage "compare: --out $out is a directory; give a file name"
 fi
 
-bindir=$LAB_CACHE/bin
-mkdir -p "$bindir"
-# -B: the cache is shared between checkouts; a labstat built from another
-# checkout's older source can look newer than this one's labstat.c
-make -s -B -C "$LAB_ROOT/bench" O="$bindir" "$bindir/labstat" >&2
+labstat=$(host_tool bench "$LAB_CACHE/bin" labstat)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
-"$bindir/labstat" compare "$cells_a" "$cells_b" >"$tmp/compare.csv" 2>"$tmp/err" || rc=$?
+"$labstat" compare "$cells_a" "$cells_b" >"$tmp/compare.csv" 2>"$tmp/err" || rc=$?
 # labstat's notes (groups in one run only) and errors, as they are
 [[ -s $tmp/err ]] && sed 's/^/compare: /' "$tmp/err" >&2
 ((rc == 0)) || exit "$rc"

@@ -47,11 +47,7 @@ check_name workload "$wl"
 [[ -f $LAB_ROOT/workloads/$wl.bench ]] || die_usage "explain: '$wl' is not a uring-bench workload (workloads/*.bench): only they open the plugin's window"
 [[ $fn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "explain: '$fn' is not a function name (letters, digits, _ and . only)"
 
-plugin_dir=$LAB_CACHE/tools
-mkdir -p "$plugin_dir"
-# -B: the cache is shared between checkouts, and a plugin built from another
-# checkout's (older) source can be newer than this one's lab-attrib.c
-make -s -B -C "$LAB_ROOT/tools" O="$plugin_dir" "$plugin_dir/lab-attrib.so" >&2
+plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
 work=$LAB_CACHE/explain/$v.$st.$wl.$fn
 rm -rf "$work"
 mkdir -p "$work"
@@ -76,9 +72,9 @@ for k in "$base" "$v"; do
 		continue
 	fi
 	"$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime 1 --workloads "$wl" \
-		--plugin "file=$plugin_dir/lab-attrib.so,map=$map,out=$o/attrib.out,insns=$fn" \
+		--plugin "file=$plugin,map=$map,out=$o/attrib.out,insns=$fn" \
 		--out "$o" "$k" "$st" 2>"$o/boot.stderr" || die "explain: attribution boot of $k failed (logs in $o)"
-	ops=$(sed -n 's/^result .*\bops=\([0-9]*\).*/\1/p' "$o/results.txt" | head -1)
+	ops=$(window_ops "$o/results.txt" "$wl")
 	[[ -n $ops && $ops -gt 0 ]] || die "explain: $k: no uring-bench ops count in $o/results.txt"
 	echo "$ops" >"$o/ops"
 	function_body "$(build_of "$k")/vmlinux" "$fn" >"$o/body"

@@ -14,14 +14,10 @@ run=${1:-}
 [[ -n $run ]] || die_usage "usage: run.sh summary RUN"
 dir=$(results_dir "$run")
 [[ -f $dir/cells.csv ]] || die_usage "summary: no results/$run/cells.csv; give a run id from results/"
-bindir=$LAB_CACHE/bin
-mkdir -p "$bindir"
-# -B: the cache is shared between checkouts; a labstat built from another
-# checkout's older source can look newer than this one's labstat.c
-make -s -B -C "$LAB_ROOT/bench" O="$bindir" "$bindir/labstat" >&2
+labstat=$(host_tool bench "$LAB_CACHE/bin" labstat)
 # a failed labstat leaves neither a .tmp nor a summary of older cells behind
 trap 'rm -f "$dir/summary.csv.tmp"' EXIT
-if ! "$bindir/labstat" summary -D "$(device_time_workloads)" "$dir/cells.csv" >"$dir/summary.csv.tmp"; then
+if ! "$labstat" summary -D "$(device_time_workloads)" "$dir/cells.csv" >"$dir/summary.csv.tmp"; then
 	rm -f "$dir/summary.csv"
 	die "summary: labstat rejected $dir/cells.csv (see above); no summary.csv written"
 fi
