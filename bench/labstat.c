@@ -5,21 +5,17 @@
  *   labstat summary  [-B base] [-a aa] [-R n] [-s seed] [-c conf] CELLS.csv
  *   labstat compare  [-R n] [-s seed] [-c conf] CELLS_A.csv CELLS_B.csv
  *   labstat describe CELLS.csv
+ *   labstat ranksum  [-c conf] X1,X2,... Y1,Y2,...
+ *   labstat bh       [-q fdr] P1 P2 ...
  *
- * The estimator follows the noise of the accelerator a group ran on:
- *  - accel "tcg" (tcg-icount): guest time counts instructions and a seed's
- *    boot repeats bit for bit; interference (a background event landing in
- *    the window) only ever adds instructions, so the noise is discrete and
- *    one-sided. The figure is the minimum over seeds (the maximum for ops/s),
- *    with the range [min, max], labelled "range over N seeds".
- *  - any other accel (kvm, tcg-wall): real-time noise. The figure is the
- *    median, with a percentile-bootstrap CI only when every group involved
- *    has n >= 10 (MIN_BOOT_N), otherwise the range, and the label says which.
- * Overhead of each variant against the base variant of the same state and
- * workload; two floors from controls: the seed floor from an A/A variant (the
- * base kernel measured again with other seeds) and the codegen floor from a
- * codegen A/A variant (the base kernel plus a neutral patch that moves code).
- * An overhead is significant only when it clears both. CSV on stdout,
+ * Figures: exact (tcg-icount, every seed within the resolution: the
+ * minimum) or the median (with the range, or a bootstrap CI at n >= 10
+ * under a real-time accel). Changes against the base variant: exact when
+ * both sides are exact, else the Hodges-Lehmann shift with its
+ * distribution-free interval and the exact permutation p-value of the
+ * rank-sum test; significance by Benjamini-Hochberg over all rows (-q).
+ * The A/A variant is pooled into the base and gates its state/workload;
+ * the controls' changes are printed, no longer floors. CSV on stdout,
  * diagnostics on stderr.
  *
  * Reproducibility: every interval is computed from a GSL mt19937 generator
@@ -49,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
@@ -70,6 +67,9 @@
 #define DEF_CONF	0.95
 #define MIN_RESAMPLES	100
 #define MAX_RESAMPLES	10000000
+#define DEF_FDR		0.05
+/* exact permutation distributions up to this many values in a comparison */
+#define MAX_EXACT_N	100
 
 #define EXIT_RUNTIME	1
 #define EXIT_INPUT	2
@@ -153,64 +153,78 @@ struct est {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s summary  [-B base] [-a aa] [-g codegen] [-D workloads] [-R resamples]\n"
-"                       [-s seed] [-c conf] CELLS.csv\n"
+"usage: %s summary  [-B base] [-a aa] [-g codegen] [-D workloads] [-q fdr]\n"
+"                       [-R resamples] [-s seed] [-c conf] CELLS.csv\n"
 "       %s compare  [-R resamples] [-s seed] [-c conf] CELLS_A.csv CELLS_B.csv\n"
 "       %s describe CELLS.csv\n"
+"       %s ranksum  [-c conf] X1,X2,... Y1,Y2,...\n"
+"       %s bh       [-q fdr] P1 P2 ...\n"
 "\n"
 "CELLS.csv needs a header naming at least the columns\n"
 "  variant,state,workload,rep,accel,status,ops_per_sec,ns_per_op\n"
 "in any order (other columns are ignored). Only status 'ok' rows are used;\n"
 "'n/a' (or 'na') rows are counted in na, any other status in failed.\n"
 "\n"
-"Estimator, by the group's accel (column estimator; interval says what the\n"
-"interval is, on every row):\n"
-"  tcg (tcg-icount, deterministic): the minimum over seeds (maximum ops/s),\n"
-"    interval [min, max] = 'range over N seeds'. Interference only adds\n"
-"    instructions, so the minimum is the natural figure once enough seeds\n"
-"    reach the low mode.\n"
-"  any other accel (kvm, tcg-wall: real-time noise): the median, with a\n"
-"    percentile-bootstrap CI only when n >= %d on every side, otherwise the\n"
-"    range. (At n <= 5 the bootstrap CI of a median is exactly [min, max]\n"
-"    anyway, and covers the true median only 75%% of the time at n=3.)\n"
-"  Changes: figure(variant) - figure(base); interval a bootstrap CI as\n"
-"  above, else the range over all seed pairs [min(y)-max(x), max(y)-min(x)].\n"
+"Figure of a group (estimator; interval says what the interval is):\n"
+"  exact: accel tcg (tcg-icount) and every seed within %g instructions/op:\n"
+"    the minimum (maximum ops/s), interval the range.\n"
+"  median: otherwise. Under tcg with the range over seeds (a noisy icount\n"
+"    cell's low mode does not repeat: its minimum is not a stable figure);\n"
+"    under a real-time accel (kvm, tcg-wall) with a percentile-bootstrap\n"
+"    CI only when n >= %d, else the range (at n <= 5 the bootstrap CI of a\n"
+"    median is [min, max] anyway, and covers it only 75%% of the time at 3).\n"
 "\n"
-"summary: one row per (variant,state,workload), first-appearance order:\n"
-"  ops/s and ns/op figures with their intervals (the columns keep the names\n"
-"  median_* and *_ci_*; estimator and interval say what they hold); delta\n"
-"  ns/op and overhead %% = 100*(f(ns)/f(ns of base) - 1) versus the base\n"
-"  variant in the same state and workload (positive = slower).\n"
-"  aa_floor_pct: the seed floor, from the A/A variant (base kernel, other\n"
-"  seeds); codegen_floor_pct: the codegen floor, from the codegen A/A\n"
-"  variant (base kernel plus a neutral patch that moves code). Under tcg a\n"
-"  floor is |overhead of the control|; otherwise the larger |bound| of the\n"
-"  control's overhead interval. Empty without the control.\n"
-"  significant: tcg: yes if |overhead| is beyond both floors ('-' with no\n"
-"  floor at all), its range over seed pairs excludes 0, and |delta| >=\n"
-"  %g instructions/op (the resolution);\n"
-"  otherwise yes if the overhead interval excludes 0 and its\n"
-"  bound nearest 0 is beyond both floors; 'n/a' for -D workloads (never\n"
-"  starred); '-' for the base itself, no base, or no interval.\n"
+"Change of a variant against the base (same state and workload), column\n"
+"method:\n"
+"  exact: both sides exact (tcg): delta = difference of the exact values,\n"
+"    interval the range over seed pairs; significant iff |delta| >= %g\n"
+"    (the resolution). No test: there is no seed noise to test against.\n"
+"  rank-sum: otherwise, n >= 2 on both sides: the two-sided Wilcoxon-Mann-\n"
+"    Whitney rank-sum test on the per-seed values, its exact permutation\n"
+"    p-value (mid-ranks for ties; normal approximation above %d values),\n"
+"    the Hodges-Lehmann shift (median of all pairwise differences) and its\n"
+"    distribution-free interval from the same null distribution, the\n"
+"    narrowest with coverage >= conf; when none reaches conf (3 vs 3\n"
+"    seeds: 90%%) the range over seed pairs,\n"
+"    and delta_coverage says what it covers.\n"
+"  The base sample pools the base variant with the A/A variant (the base\n"
+"  kernel under other seeds) for every row but the A/A row itself: at 3\n"
+"  seeds a side no rank test reaches p < 0.1, against 6 base seeds 0.024.\n"
+"  significant: Benjamini-Hochberg over every hook-cost row with a method\n"
+"  (exact rows enter with p = 0 or 1), yes iff q_value <= fdr: the expected\n"
+"  share of false discoveries among the yes rows is at most fdr. A row\n"
+"  whose A/A control is itself significant is no (the base does not repeat\n"
+"  under other seeds). 'n/a' for -D workloads (never starred); '-' for the\n"
+"  base itself, no base, or one seed on a side.\n"
+"  aa_floor_pct, codegen_floor_pct: |overhead| of the A/A and codegen\n"
+"  control rows, for the record; not part of the rule (one control\n"
+"  difference is one sample of the noise, and under icount moving\n"
+"  uncalled code changes no instruction count).\n"
 "  measure: device-time for -D workloads, else hook-cost.\n"
 "compare: per (variant,state,workload) in both files, change %% of the\n"
 "  figure from A to B, 100*(f_b/f_a - 1), with its interval (labelled);\n"
 "  significant = yes if the interval excludes 0.\n"
 "describe: a human-readable table of n, counts, median and range.\n"
+"ranksum: the rank-sum p-value, Hodges-Lehmann shift of Y against X, its\n"
+"  interval and coverage, as summary computes them.\n"
+"bh: Benjamini-Hochberg q-values of the p-values, in the order given.\n"
 "\n"
 "  -B base       base variant (default %s)\n"
-"  -a aa         seed A/A variant: base kernel, other seeds (default %s)\n"
-"  -g codegen    codegen A/A variant (default %s)\n"
+"  -a aa         A/A variant: base kernel, other seeds (default %s)\n"
+"  -g codegen    codegen control variant (default %s)\n"
 "  -D w1,w2      workloads whose per-op count depends on device time\n"
 "                (polled spin, SQPOLL): not hook-cost measures (default none)\n"
+"  -q fdr        false discovery rate, 0 < fdr < 1 (default %.2f)\n"
 "  -R resamples  bootstrap resamples, %d..%d (default %d)\n"
 "  -s seed       bootstrap seed, output is byte-reproducible (default %d)\n"
 "  -c conf       confidence level, 0 < conf < 1 (default %.2f)\n"
 "  -h            this help\n"
 "\n"
 "Exit status: 0 ok, 1 runtime error, 2 bad usage or bad input.\n",
-		prog, prog, prog, MIN_BOOT_N, ICOUNT_RESOLUTION, DEF_BASE, DEF_AA, DEF_CODEGEN,
-		MIN_RESAMPLES, MAX_RESAMPLES, DEF_RESAMPLES, DEF_SEED, DEF_CONF);
+		prog, prog, prog, prog, prog, ICOUNT_RESOLUTION, MIN_BOOT_N,
+		ICOUNT_RESOLUTION, MAX_EXACT_N, DEF_BASE, DEF_AA, DEF_CODEGEN,
+		DEF_FDR, MIN_RESAMPLES, MAX_RESAMPLES, DEF_RESAMPLES, DEF_SEED,
+		DEF_CONF);
 }
 
 static int nomem(const char *what)
@@ -694,10 +708,12 @@ static void percentile_ci(const struct boot *b, double *r, struct est *e)
 }
 
 /*
- * The figure of the (sorted) x and its interval. icount: the minimum (the
- * maximum when larger is better, as for ops/s) with the range; otherwise the
- * median, with a bootstrap CI when n >= MIN_BOOT_N, else the range. No
- * interval at n < 2.
+ * The figure of the (sorted) x and its interval. icount with every seed
+ * within the resolution (exact): the minimum (the maximum when larger is
+ * better, as for ops/s) with the range. Otherwise the median: under icount
+ * with the range (the low mode of a noisy cell does not repeat, so its
+ * minimum is not a stable figure), else with a bootstrap CI when
+ * n >= MIN_BOOT_N, else the range. No interval at n < 2.
  */
 static int figure(struct boot *b, const char *tag, const struct group *g,
 		  const struct vec *x, bool icount, bool larger_better,
@@ -710,7 +726,7 @@ static int figure(struct boot *b, const char *tag, const struct group *g,
 	if (!x->n)
 		return 0;
 	e->have = true;
-	if (icount)
+	if (icount && x->n >= 2 && x->v[x->n - 1] - x->v[0] < ICOUNT_RESOLUTION)
 		e->m = larger_better ? x->v[x->n - 1] : x->v[0];
 	else
 		e->m = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
@@ -734,6 +750,14 @@ static int figure(struct boot *b, const char *tag, const struct group *g,
 	return 0;
 }
 
+/* the figure of a sorted sample: as figure() computes it for ns/op */
+static double fig_of(const struct vec *x, bool icount)
+{
+	if (icount && x->n >= 2 && x->v[x->n - 1] - x->v[0] < ICOUNT_RESOLUTION)
+		return x->v[0];
+	return gsl_stats_median_from_sorted_data(x->v, 1, x->n);
+}
+
 /*
  * Difference f(y) - f(x) and change 100 * (f(y) / f(x) - 1) of the figures
  * f (minimum under icount, else median). Interval: a bootstrap CI from
@@ -754,13 +778,8 @@ static int change_ci(struct boot *b, const char *tag, const struct group *key,
 	memset(pct, 0, sizeof(*pct));
 	if (!x->n || !y->n)
 		return 0;
-	if (icount) {
-		mx = x->v[0];
-		my = y->v[0];
-	} else {
-		mx = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
-		my = gsl_stats_median_from_sorted_data(y->v, 1, y->n);
-	}
+	mx = fig_of(x, icount);
+	my = fig_of(y, icount);
 	delta->have = pct->have = true;
 	delta->m = my - mx;
 	pct->m = 100 * (my / mx - 1);
@@ -796,10 +815,13 @@ static int change_ci(struct boot *b, const char *tag, const struct group *key,
 
 /* what a figure's interval is, for the interval column */
 static void label_figure(char *buf, size_t len, const struct est *e, size_t n,
-			 double conf)
+			 double conf, bool exact)
 {
 	if (!e->have)
 		snprintf(buf, len, "none (no ok rep)");
+	else if (exact)
+		snprintf(buf, len, "exact: %zu seeds within %g", n,
+			 ICOUNT_RESOLUTION);
 	else if (e->kind == IV_BOOT)
 		snprintf(buf, len, "%g%% bootstrap CI over %zu seeds",
 			 100 * conf, n);
@@ -907,41 +929,371 @@ static bool in_list(const char *list, const char *w)
 }
 
 /*
- * The floor a control c gives for a state/workload: under icount the
- * magnitude of its change versus the base (the minimum is exact, the floor is
- * how far two sets of seeds or two codegens disagree); otherwise the larger
- * magnitude of its interval's bounds.
+ * Two-sample rank statistics: the exact permutation distribution of the
+ * Wilcoxon-Mann-Whitney rank sum, a Hodges-Lehmann shift with its
+ * distribution-free interval, and Benjamini-Hochberg q-values.
  */
-static int control_floor(struct boot *b, const struct group *bg,
-			 const struct group *c, bool *have, double *floor)
+
+/*
+ * counts[s] for s = 0..*smax: how many k-subsets of v[0..n) sum to s (a
+ * subset-sum count in doubles: C(100, 50) ~ 1e29 fits). Row k of a
+ * (k + 1) x (smax + 1) table; the caller frees the returned table, row k
+ * starts at *row.
+ */
+static double *subset_sums(const long *v, size_t n, size_t k, long *smax,
+			   double **row)
 {
-	struct est d, p;
-	bool icount = bg->icount && c->icount;
+	size_t i, j, w;
+	long s, top = 0;
+	double *c;
+
+	for (i = 0; i < n; i++)
+		top += v[i];
+	w = (size_t)top + 1;
+	c = calloc((k + 1) * w, sizeof(*c));
+	if (!c)
+		return NULL;
+	c[0] = 1;
+	for (i = 0; i < n; i++) {
+		for (j = i + 1 < k ? i + 1 : k; j >= 1; j--)
+			for (s = top; s >= v[i]; s--)
+				c[j * w + s] += c[(j - 1) * w + s - v[i]];
+	}
+	*smax = top;
+	*row = c + k * w;
+	return c;
+}
+
+struct tagged {
+	double v;
+	bool y;
+};
+
+static int cmp_tagged(const void *a, const void *b)
+{
+	return cmp_double(&((const struct tagged *)a)->v,
+			  &((const struct tagged *)b)->v);
+}
+
+/*
+ * Two-sided p-value of the rank-sum test of y against x: the share of all
+ * C(nx + ny, ny) splits of the pooled values whose rank sum lies at least as
+ * far from its mean as the observed one. Ties get mid-ranks (doubled, so
+ * they are integers and the comparison is exact); the permutation
+ * distribution is that of the tied ranks, so ties need no correction. Exact
+ * up to MAX_EXACT_N values in all, a normal approximation with the tie
+ * correction above (*approx set).
+ */
+static int ranksum_p(const struct vec *x, const struct vec *y, double *p,
+		     bool *approx)
+{
+	size_t n = x->n + y->n, k = x->n < y->n ? x->n : y->n, i, j;
+	bool small_y = y->n <= x->n;
+	struct tagged *t;
+	double *tab = NULL, *row, tot = 0, hit = 0, ties = 0;
+	long *r, obs = 0, mean, dev, smax, s;
+	int ret = 0;
+
+	*p = 1;
+	*approx = false;
+	t = malloc(n * sizeof(*t));
+	r = malloc(n * sizeof(*r));
+	if (!t || !r) {
+		ret = nomem("rank-sum test");
+		goto out;
+	}
+	for (i = 0; i < x->n; i++)
+		t[i] = (struct tagged){ x->v[i], false };
+	for (i = 0; i < y->n; i++)
+		t[x->n + i] = (struct tagged){ y->v[i], true };
+	qsort(t, n, sizeof(*t), cmp_tagged);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && t[j].v == t[i].v; j++)
+			;
+		/* ranks i+1..j share the doubled mid-rank i + 1 + j */
+		for (s = (long)i; s < (long)j; s++)
+			r[s] = (long)(i + 1 + j);
+		ties += (double)(j - i) * (j - i) * (j - i) - (double)(j - i);
+	}
+	for (i = 0; i < n; i++)
+		if (t[i].y == small_y)
+			obs += r[i];
+	mean = (long)(k * (n + 1));
+	dev = labs(obs - mean);
+	if (!k)
+		goto out;
+	if (n > MAX_EXACT_N) {
+		double nx = (double)x->n, ny = (double)y->n, var, z;
+
+		/* variance of the (undoubled) rank sum, with ties */
+		var = nx * ny / 12 * ((double)n + 1 - ties / ((double)n * (n - 1)));
+		*approx = true;
+		if (var <= 0)
+			goto out;
+		z = ((double)dev / 2) / sqrt(var);
+		*p = erfc(z / M_SQRT2);
+		goto out;
+	}
+	tab = subset_sums(r, n, k, &smax, &row);
+	if (!tab) {
+		ret = nomem("rank-sum test");
+		goto out;
+	}
+	for (s = 0; s <= smax; s++) {
+		tot += row[s];
+		if (labs(s - mean) >= dev)
+			hit += row[s];
+	}
+	*p = fmin(1, hit / tot);
+out:
+	free(tab);
+	free(t);
+	free(r);
+	return ret;
+}
+
+/*
+ * Hodges-Lehmann estimate of the shift of y against x: the median of the
+ * nx * ny differences y[j] - x[i]. Its interval [D(c), D(nx*ny + 1 - c)] of
+ * the sorted differences covers the true shift with probability
+ * 1 - 2 P(U <= c - 1), U the Mann-Whitney statistic under no shift (exact
+ * for continuous data): c is the largest with coverage >= conf. When even
+ * c = 1 (the range over all seed pairs) falls short, as at 3 against 3
+ * seeds (90%), the interval is that range and *cover says what it covers.
+ */
+static int hl_shift(const struct vec *x, const struct vec *y, double conf,
+		    double *d, double *lo, double *hi, double *cover)
+{
+	size_t nm = x->n * y->n, n = x->n + y->n, k = y->n, i, j, c = 1;
+	double *diff, *tab = NULL, *row, tot = 0, cum = 0;
+	long *r = NULL, smax, u;
+	int ret = 0;
+
+	diff = malloc(nm * sizeof(*diff));
+	if (!diff)
+		return nomem("Hodges-Lehmann");
+	for (i = 0; i < x->n; i++)
+		for (j = 0; j < y->n; j++)
+			diff[i * y->n + j] = y->v[j] - x->v[i];
+	qsort(diff, nm, sizeof(*diff), cmp_double);
+	*d = gsl_stats_median_from_sorted_data(diff, 1, nm);
+
+	if (n > MAX_EXACT_N) {
+		double z = gsl_cdf_ugaussian_Pinv(1 - (1 - conf) / 2);
+		double cc = (double)nm / 2 -
+			    z * sqrt((double)nm * ((double)n + 1) / 12);
+
+		c = cc < 1 ? 1 : (size_t)cc;
+		*cover = conf;
+		goto done;
+	}
+	r = malloc(n * sizeof(*r));
+	if (!r) {
+		ret = nomem("Hodges-Lehmann");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		r[i] = (long)i + 1;
+	tab = subset_sums(r, n, k, &smax, &row);
+	if (!tab) {
+		ret = nomem("Hodges-Lehmann");
+		goto out;
+	}
+	for (u = 0; u <= smax; u++)
+		tot += row[u];
+	/* U = W - k(k+1)/2; row is indexed by W */
+	*cover = 1 - 2 * row[k * (k + 1) / 2] / tot;
+	for (u = 0; 2 * (size_t)(u + 1) < nm + 1; u++) {
+		cum += row[k * (k + 1) / 2 + u];
+		if (1 - 2 * cum / tot < conf)
+			break;
+		c = (size_t)u + 1;
+		*cover = 1 - 2 * cum / tot;
+	}
+done:
+	*lo = diff[c - 1];
+	*hi = diff[nm - c];
+out:
+	free(tab);
+	free(r);
+	free(diff);
+	return ret;
+}
+
+struct pidx {
+	double p;
+	size_t i;
+};
+
+static int cmp_pidx(const void *a, const void *b)
+{
+	const struct pidx *x = a, *y = b;
+	int c = cmp_double(&x->p, &y->p);
+
+	return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/*
+ * Benjamini-Hochberg q-values: q(i) = min over j >= i of m p(j) / j, p
+ * sorted ascending. Rejecting every hypothesis with q <= level keeps the
+ * expected share of false discoveries among them <= level (independent or
+ * positively dependent tests).
+ */
+static int bh_qvalues(const double *p, size_t m, double *q)
+{
+	struct pidx *s;
+	double run = 1;
+	size_t i;
+
+	if (!m)
+		return 0;
+	s = malloc(m * sizeof(*s));
+	if (!s)
+		return nomem("Benjamini-Hochberg");
+	for (i = 0; i < m; i++)
+		s[i] = (struct pidx){ p[i], i };
+	qsort(s, m, sizeof(*s), cmp_pidx);
+	for (i = m; i-- > 0;) {
+		double v = s[i].p * (double)m / (double)(i + 1);
+
+		if (v < run)
+			run = v;
+		q[s[i].i] = run;
+	}
+	free(s);
+	return 0;
+}
+
+/* how a row's change against the base was estimated and tested */
+enum method { M_NONE, M_EXACT, M_RANKSUM };
+
+static const char *const method_name[] = {
+	[M_NONE]	= "none",
+	[M_EXACT]	= "exact",
+	[M_RANKSUM]	= "rank-sum",
+};
+
+/* one summary row, computed before any is printed (BH needs them all) */
+struct srow {
+	struct group *g, *bg;
+	struct est ops, ns, delta, ovh;
+	enum method method;
+	bool approx;		/* normal approximation (n > MAX_EXACT_N) */
+	bool in_family;		/* one of the hypotheses BH controls */
+	double p, q, cover;
+	size_t nbase;		/* seeds on the base side (pooled) */
+	bool have_aa, have_cg;
+	double aafl, cgfl;
+	const char *sig;
+};
+
+/* all seeds within the icount resolution: the value is exact */
+static bool exact_group(const struct group *g)
+{
+	return g->icount && g->ns.n >= 2 &&
+	       g->ns.v[g->ns.n - 1] - g->ns.v[0] < ICOUNT_RESOLUTION;
+}
+
+/* x and y merged into out, sorted */
+static int merge_vec(const struct vec *x, const struct vec *y, struct vec *out)
+{
+	size_t i;
+
+	out->n = 0;
+	for (i = 0; i < x->n; i++)
+		if (vec_push(out, x->v[i]))
+			return nomem("pooling the base");
+	for (i = 0; i < y->n; i++)
+		if (vec_push(out, y->v[i]))
+			return nomem("pooling the base");
+	qsort(out->v, out->n, sizeof(double), cmp_double);
+	return 0;
+}
+
+/*
+ * The change of y against the base sample x (both sorted). Exact when every
+ * seed of both is within the icount resolution: the difference of the
+ * minima, its interval the range over seed pairs (at most 0.02 wide), and
+ * p = 0 when |delta| >= the resolution, else 1 (no seed noise to test
+ * against). Otherwise, with n >= 2 on both sides: the Hodges-Lehmann shift,
+ * its distribution-free interval and the rank-sum p-value. The overhead is
+ * the delta over the base's figure (exact value, or median).
+ */
+static int row_change(struct srow *r, const struct vec *x, const struct vec *y,
+		      bool icount, bool x_exact, bool y_exact, double conf)
+{
+	double fx;
 	int ret;
 
-	*have = false;
-	if (!c || c == bg)
+	r->method = M_NONE;
+	r->nbase = x->n;
+	memset(&r->delta, 0, sizeof(r->delta));
+	memset(&r->ovh, 0, sizeof(r->ovh));
+	if (!x->n || !y->n)
 		return 0;
-	/* same seed tag as the control row's own overhead: same interval */
-	ret = change_ci(b, "overhead", c, &bg->ns, &c->ns, icount, &d, &p);
-	if (ret)
-		return ret;
-	if (icount && p.have) {
-		*have = true;
-		*floor = fabs(p.m);
-	} else if (!icount && p.have_ci) {
-		*have = true;
-		*floor = fmax(fabs(p.lo), fabs(p.hi));
+	if (icount && x_exact && y_exact) {
+		fx = x->v[0];
+		r->method = M_EXACT;
+		r->delta.m = y->v[0] - x->v[0];
+		r->delta.lo = y->v[0] - x->v[x->n - 1];
+		r->delta.hi = y->v[y->n - 1] - x->v[0];
+		r->p = fabs(r->delta.m) >= ICOUNT_RESOLUTION ? 0 : 1;
+		r->cover = 1;
+	} else if (x->n >= 2 && y->n >= 2) {
+		fx = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
+		r->method = M_RANKSUM;
+		ret = ranksum_p(x, y, &r->p, &r->approx);
+		if (!ret)
+			ret = hl_shift(x, y, conf, &r->delta.m, &r->delta.lo,
+				       &r->delta.hi, &r->cover);
+		if (ret)
+			return ret;
+	} else {
+		/* one seed on a side: a difference, nothing to test */
+		fx = gsl_stats_median_from_sorted_data(x->v, 1, x->n);
+		r->delta.m = gsl_stats_median_from_sorted_data(y->v, 1, y->n) - fx;
+		r->delta.have = r->ovh.have = true;
+		r->ovh.m = 100 * r->delta.m / fx;
+		return 0;
 	}
+	r->delta.have = r->delta.have_ci = true;
+	r->delta.kind = IV_RANGE;
+	r->ovh = r->delta;
+	r->ovh.m = 100 * r->delta.m / fx;
+	r->ovh.lo = 100 * r->delta.lo / fx;
+	r->ovh.hi = 100 * r->delta.hi / fx;
 	return 0;
+}
+
+/* what a change's interval is, for the delta_interval column */
+static void label_row(char *buf, size_t len, const struct srow *r)
+{
+	size_t ny = r->g->ns.n;
+
+	switch (r->method) {
+	case M_EXACT:
+		snprintf(buf, len, "exact: every seed within %g (range over %zux%zu seed pairs)",
+			 ICOUNT_RESOLUTION, ny, r->nbase);
+		break;
+	case M_RANKSUM:
+		snprintf(buf, len, "Hodges-Lehmann %.1f%% CI (n=%zu vs %zu%s)",
+			 100 * r->cover, ny, r->nbase,
+			 r->approx ? ", normal approx." : "");
+		break;
+	default:
+		snprintf(buf, len, r->delta.have ? "none (n < 2 on a side)" : "none");
+	}
 }
 
 static int do_summary(struct boot *b, const char *path, const char *base,
 		      const char *aa, const char *codegen,
-		      const char *device_time)
+		      const char *device_time, double qlevel)
 {
 	struct table t = { .path = path };
-	size_t i, j, pairs = 0, no_aa = 0, no_cg = 0;
+	struct srow *rows = NULL;
+	struct vec pool = { 0 };
+	double *fp = NULL, *fq = NULL;
+	size_t i, j, m = 0, pairs = 0, no_aa = 0, noisy_short = 0, aa_gated = 0;
 	int ret;
 
 	ret = load_cells(&t);
@@ -950,10 +1302,17 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	ret = boot_init(b);
 	if (ret)
 		goto err;
+	rows = calloc(t.n ? t.n : 1, sizeof(*rows));
+	fp = calloc(t.n ? t.n : 1, sizeof(*fp));
+	fq = calloc(t.n ? t.n : 1, sizeof(*fq));
+	if (!rows || !fp || !fq) {
+		ret = nomem("summary rows");
+		goto err;
+	}
 	for (i = 0; i < t.n; i++)
 		t.g[i].device_time = in_list(device_time, t.g[i].workload);
 
-	/* how many state/workload pairs lack control data: one note, not many */
+	/* how many state/workload pairs lack an A/A control: one note */
 	for (i = 0; i < t.n; i++) {
 		const struct group *g = &t.g[i], *a;
 
@@ -967,16 +1326,113 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		a = find_group(&t, aa, g->state, g->workload);
 		if (!a || a->ns.n < 2)
 			no_aa++;
-		a = find_group(&t, codegen, g->state, g->workload);
-		if (!a || !a->ns.n)
-			no_cg++;
 	}
 	if (no_aa)
-		fprintf(stderr, "%s: note: no seed A/A data ('%s' with n >= 2) for %zu of %zu state/workload pairs; significant there ignores the seed floor\n",
+		fprintf(stderr, "%s: note: no A/A data ('%s' with n >= 2) for %zu of %zu state/workload pairs; the base is not pooled there and no A/A row checks the test\n",
 			prog, aa, no_aa, pairs);
-	if (no_cg)
-		fprintf(stderr, "%s: note: no codegen A/A data ('%s') for %zu of %zu state/workload pairs; significant there ignores the codegen floor\n",
-			prog, codegen, no_cg, pairs);
+
+	for (i = 0; i < t.n; i++) {
+		struct srow *r = &rows[i];
+		struct group *g = &t.g[i], *bg, *ag;
+		const struct vec *x;
+		bool icount, xex;
+
+		r->g = g;
+		r->sig = "-";
+		bg = find_group(&t, base, g->state, g->workload);
+		ag = find_group(&t, aa, g->state, g->workload);
+		r->bg = bg;
+		ret = figure(b, "ops", g, &g->ops, g->icount, true, &r->ops);
+		if (!ret)
+			ret = figure(b, "ns", g, &g->ns, g->icount, false, &r->ns);
+		if (ret)
+			goto err;
+		if (!bg || bg == g)
+			continue;
+		if (g->accel && bg->accel && strcmp(g->accel, bg->accel))
+			fprintf(stderr, "%s: warning: %s/%s/%s ran with accel '%s', its base with '%s'; the overhead compares different setups\n",
+				prog, g->variant, g->state, g->workload,
+				g->accel, bg->accel);
+		/*
+		 * The A/A variant is the base kernel with other seeds: pooled
+		 * into the base for every other row (more seeds, and the
+		 * rank-sum test can reach p < 0.05 at 3 seeds a side only
+		 * against 6). Its own row tests it against the base alone.
+		 */
+		x = &bg->ns;
+		icount = g->icount && bg->icount;
+		xex = exact_group(bg);
+		if (ag && ag != g && ag != bg && ag->ns.n >= 2) {
+			ret = merge_vec(&bg->ns, &ag->ns, &pool);
+			if (ret)
+				goto err;
+			x = &pool;
+			icount = icount && ag->icount;
+			xex = xex && exact_group(ag) &&
+			      pool.v[pool.n - 1] - pool.v[0] < ICOUNT_RESOLUTION;
+		}
+		ret = row_change(r, x, &g->ns, icount, xex, exact_group(g),
+				 b->conf);
+		if (ret)
+			goto err;
+		if (g->device_time) {
+			/* per-op counts spin iterations: device time */
+			r->sig = "n/a";
+		} else if (r->method != M_NONE) {
+			r->in_family = true;
+			fp[m++] = r->p;
+			if (r->method == M_RANKSUM && r->cover < b->conf)
+				noisy_short++;
+		}
+	}
+
+	ret = bh_qvalues(fp, m, fq);
+	if (ret)
+		goto err;
+	for (i = 0, j = 0; i < t.n; i++) {
+		struct srow *r = &rows[i];
+
+		if (!r->in_family)
+			continue;
+		r->q = fq[j++];
+		r->sig = r->q <= qlevel ? "yes" : "no";
+	}
+	/*
+	 * The controls' own changes, for the record: no longer a floor
+	 * (one A/A difference is one sample of the noise). The A/A row is a
+	 * gate: when the base kernel differs significantly from itself under
+	 * other seeds, no verdict of that state and workload stands.
+	 */
+	for (i = 0; i < t.n; i++) {
+		struct srow *r = &rows[i], *c;
+		struct group *ag, *cg;
+
+		if (!r->bg)
+			continue;
+		ag = find_group(&t, aa, r->g->state, r->g->workload);
+		cg = find_group(&t, codegen, r->g->state, r->g->workload);
+		c = ag ? &rows[ag - t.g] : NULL;
+		if (c && c->ovh.have) {
+			r->have_aa = true;
+			r->aafl = fabs(c->ovh.m);
+		}
+		if (c && c != r && !strcmp(c->sig, "yes") && r->in_family) {
+			if (!strcmp(r->sig, "yes"))
+				aa_gated++;
+			r->sig = "no";
+		}
+		c = cg ? &rows[cg - t.g] : NULL;
+		if (c && c->ovh.have) {
+			r->have_cg = true;
+			r->cgfl = fabs(c->ovh.m);
+		}
+	}
+	if (aa_gated)
+		fprintf(stderr, "%s: warning: the A/A control differs significantly from the base in some state/workload; %zu verdicts there set to no\n",
+			prog, aa_gated);
+	if (noisy_short)
+		fprintf(stderr, "%s: note: %zu noisy rows have too few seeds for a %g%% interval (3 vs 3: 90%%; the smallest p then is 0.1); their delta_interval says what it covers\n",
+			prog, noisy_short, 100 * b->conf);
 
 	printf("variant,state,workload,accel,n,failed,na,"
 	       "median_ops_per_sec,ops_ci_lo,ops_ci_hi,"
@@ -984,68 +1440,17 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	       "delta_ns_per_op,delta_ci_lo,delta_ci_hi,"
 	       "overhead_pct,overhead_ci_lo,overhead_ci_hi,"
 	       "aa_floor_pct,codegen_floor_pct,significant,"
-	       "estimator,interval,delta_interval,measure\n");
+	       "estimator,interval,delta_interval,measure,"
+	       "method,p_value,q_value,fdr,delta_coverage\n");
 	for (i = 0; i < t.n; i++) {
-		struct group *g = &t.g[i], *bg, *ag, *cg;
-		struct est ops, ns, delta = { 0 }, ovh = { 0 };
-		bool have_aa = false, have_cg = false, icount = g->icount;
-		const char *sig = "-";
-		double aafl = 0, cgfl = 0, near = 0;
-		char iv[96], div[96] = "none";
+		struct srow *r = &rows[i];
+		struct group *g = r->g;
+		char iv[96], div[128] = "none";
 
-		bg = find_group(&t, base, g->state, g->workload);
-		ag = find_group(&t, aa, g->state, g->workload);
-		cg = find_group(&t, codegen, g->state, g->workload);
-
-		ret = figure(b, "ops", g, &g->ops, icount, true, &ops);
-		if (!ret)
-			ret = figure(b, "ns", g, &g->ns, icount, false, &ns);
-		if (!ret && bg && bg != g)
-			ret = change_ci(b, "overhead", g, &bg->ns, &g->ns,
-					icount && bg->icount, &delta, &ovh);
-		if (!ret && bg && ag)
-			ret = control_floor(b, bg, ag, &have_aa, &aafl);
-		if (!ret && bg && cg)
-			ret = control_floor(b, bg, cg, &have_cg, &cgfl);
-		if (ret)
-			goto err;
-		if (bg && bg != g && g->accel && bg->accel &&
-		    strcmp(g->accel, bg->accel))
-			fprintf(stderr, "%s: warning: %s/%s/%s ran with accel '%s', its base with '%s'; the overhead compares different setups\n",
-				prog, g->variant, g->state, g->workload,
-				g->accel, bg->accel);
-
-		if (g->device_time && ovh.have) {
-			/* per-op counts spin iterations: device time, not hooks */
-			sig = "n/a";
-		} else if (icount && bg && bg->icount && ovh.have &&
-			   (have_aa || have_cg)) {
-			/*
-			 * the minimum must clear both floors, and the range
-			 * over seed pairs must exclude 0: a floor is one
-			 * sample of the noise (|A/A| of one control), so a
-			 * delta just past it whose seed pairs straddle 0
-			 * (seen: static-key/idle/bench-openclose +0.26,
-			 * range [-0.21, 0.34], floor 0.012%) would flip on
-			 * a rerun
-			 */
-			double m = fabs(ovh.m);
-			bool excl = !ovh.have_ci || excludes_zero(&ovh, &near);
-
-			sig = m > 0 && excl && (!have_aa || m > aafl) &&
-			      (!have_cg || m > cgfl) &&
-			      fabs(delta.m) >= ICOUNT_RESOLUTION ? "yes" : "no";
-		} else if (!(icount && bg && bg->icount) && ovh.have_ci) {
-			bool excl = excludes_zero(&ovh, &near);
-
-			sig = excl && (!have_aa || near > aafl) &&
-			      (!have_cg || near > cgfl) ? "yes" : "no";
-		}
-
-		label_figure(iv, sizeof(iv), &ns, g->ns.n, b->conf);
-		if (bg && bg != g)
-			label_change(div, sizeof(div), &ovh, bg->ns.n,
-				     g->ns.n, b->conf);
+		label_figure(iv, sizeof(iv), &r->ns, g->ns.n, b->conf,
+			     exact_group(g));
+		if (r->bg && r->bg != g)
+			label_row(div, sizeof(div), r);
 
 		put_str(g->variant, true);
 		put_str(g->state, false);
@@ -1053,21 +1458,31 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		put_str(g->accel_mixed ? "mixed" : g->accel ? g->accel : "",
 			false);
 		printf(",%zu,%zu,%zu", g->ns.n, g->failed, g->na);
-		put_est(&ops, 1);
-		put_est(&ns, 3);
-		put_est(&delta, 3);
-		put_est(&ovh, 3);
-		put_num(have_aa, aafl, 3);
-		put_num(have_cg, cgfl, 3);
-		printf(",%s", sig);
-		put_str(icount ? "min" : "median", false);
+		put_est(&r->ops, 1);
+		put_est(&r->ns, 3);
+		put_est(&r->delta, 3);
+		put_est(&r->ovh, 3);
+		put_num(r->have_aa, r->aafl, 3);
+		put_num(r->have_cg, r->cgfl, 3);
+		printf(",%s", r->sig);
+		put_str(exact_group(g) ? "exact" : g->icount && g->ns.n < 2 ?
+			"min" : "median", false);
 		put_str(iv, false);
 		put_str(div, false);
 		put_str(g->device_time ? "device-time" : "hook-cost", false);
+		put_str(r->bg && r->bg != g ? method_name[r->method] : "", false);
+		put_num(r->method == M_RANKSUM, r->p, 4);
+		put_num(r->in_family && r->method == M_RANKSUM, r->q, 4);
+		put_num(r->in_family, qlevel, 2);
+		put_num(r->method == M_RANKSUM, r->cover, 3);
 		putchar('\n');
 	}
 	ret = finish_stdout();
 err:
+	free(pool.v);
+	free(rows);
+	free(fp);
+	free(fq);
 	free_table(&t);
 	return ret;
 }
@@ -1217,6 +1632,117 @@ static bool parse_ulong(const char *s, unsigned long *out)
 	return !*end && errno != ERANGE;
 }
 
+/* a finite decimal number, nothing else in the field */
+static bool parse_num(const char *s, double *out)
+{
+	char *end;
+
+	if (!*s || s[strspn(s, "0123456789.eE+-")])
+		return false;
+	errno = 0;
+	*out = strtod(s, &end);
+	return end != s && !*end && errno != ERANGE && isfinite(*out);
+}
+
+/* a comma-separated list of numbers into v (sorted); EXIT_INPUT on a bad one */
+static int parse_list(const char *arg, struct vec *v)
+{
+	char *copy = strdup(arg), *tok, *save = NULL;
+	double x;
+	int ret = 0;
+
+	if (!copy)
+		return nomem("parsing a list");
+	for (tok = strtok_r(copy, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (!parse_num(tok, &x)) {
+			fprintf(stderr, "%s: '%s' in '%s' is not a number; give values as 1.5,2,3\n",
+				prog, tok, arg);
+			ret = EXIT_INPUT;
+			goto out;
+		}
+		if (vec_push(v, x)) {
+			ret = nomem("parsing a list");
+			goto out;
+		}
+	}
+	if (!v->n) {
+		fprintf(stderr, "%s: '%s' holds no values; give values as 1.5,2,3\n",
+			prog, arg);
+		ret = EXIT_INPUT;
+		goto out;
+	}
+	qsort(v->v, v->n, sizeof(double), cmp_double);
+out:
+	free(copy);
+	return ret;
+}
+
+/* labstat ranksum X Y: the test and estimate summary uses on noisy rows */
+static int do_ranksum(double conf, const char *xs, const char *ys)
+{
+	struct vec x = { 0 }, y = { 0 };
+	double p, d, lo, hi, cover;
+	bool approx;
+	int ret;
+
+	ret = parse_list(xs, &x);
+	if (!ret)
+		ret = parse_list(ys, &y);
+	if (ret)
+		goto out;
+	if (x.n < 2 || y.n < 2) {
+		fprintf(stderr, "%s: ranksum needs at least 2 values a side, got %zu and %zu\n",
+			prog, x.n, y.n);
+		ret = EXIT_INPUT;
+		goto out;
+	}
+	ret = ranksum_p(&x, &y, &p, &approx);
+	if (!ret)
+		ret = hl_shift(&x, &y, conf, &d, &lo, &hi, &cover);
+	if (ret)
+		goto out;
+	printf("p_value,hl_shift,ci_lo,ci_hi,coverage,method\n");
+	printf("%.6f,%.6f,%.6f,%.6f,%.6f,%s\n", p, d, lo, hi, cover,
+	       approx ? "normal-approx" : "exact-permutation");
+	ret = finish_stdout();
+out:
+	free(x.v);
+	free(y.v);
+	return ret;
+}
+
+/* labstat bh P...: Benjamini-Hochberg q-values, in the order given */
+static int do_bh(double qlevel, int n, char **ps)
+{
+	double *p = calloc((size_t)n, sizeof(*p)), *q = calloc((size_t)n, sizeof(*q));
+	int i, ret = 0;
+
+	if (!p || !q) {
+		ret = nomem("bh");
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!parse_num(ps[i], &p[i]) || p[i] < 0 || p[i] > 1) {
+			fprintf(stderr, "%s: bh: '%s' is not a p-value in [0, 1]\n",
+				prog, ps[i]);
+			ret = EXIT_INPUT;
+			goto out;
+		}
+	}
+	ret = bh_qvalues(p, (size_t)n, q);
+	if (ret)
+		goto out;
+	printf("p_value,q_value,significant\n");
+	for (i = 0; i < n; i++)
+		printf("%s,%.6f,%s\n", ps[i], q[i], q[i] <= qlevel ? "yes" : "no");
+	ret = finish_stdout();
+out:
+	free(p);
+	free(q);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct boot b = {
@@ -1226,6 +1752,7 @@ int main(int argc, char **argv)
 	};
 	const char *cmd, *base = DEF_BASE, *aa = DEF_AA, *codegen = DEF_CODEGEN;
 	const char *device_time = "";
+	double qlevel = DEF_FDR;
 	unsigned long ul;
 	char *end;
 	int opt, nfiles, ret;
@@ -1243,14 +1770,15 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "summary") && strcmp(cmd, "compare") &&
-	    strcmp(cmd, "describe"))
-		return bad_usage("unknown subcommand '%s' (summary, compare or describe)",
+	    strcmp(cmd, "describe") && strcmp(cmd, "ranksum") &&
+	    strcmp(cmd, "bh"))
+		return bad_usage("unknown subcommand '%s' (summary, compare, describe, ranksum or bh)",
 				 cmd);
 
 	argc--;
 	argv++;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt(argc, argv, ":B:a:g:D:R:s:c:h")) != -1) {
+	while ((opt = getopt(argc, argv, ":B:a:g:D:R:s:c:q:h")) != -1) {
 		switch (opt) {
 		case 'B':
 			base = optarg;
@@ -1288,6 +1816,14 @@ int main(int argc, char **argv)
 				return bad_usage("-c '%s': the confidence level must be a number between 0 and 1, e.g. 0.95",
 						 optarg);
 			break;
+		case 'q':
+			errno = 0;
+			qlevel = strtod(optarg, &end);
+			if (end == optarg || *end || errno ||
+			    !(qlevel > 0 && qlevel < 1))
+				return bad_usage("-q '%s': the false discovery rate must be a number between 0 and 1, e.g. 0.05",
+						 optarg);
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -1307,6 +1843,19 @@ int main(int argc, char **argv)
 				       *device_time))
 		return bad_usage("-B, -a, -g and -D are for summary only, not %s",
 				 cmd);
+	if (strcmp(cmd, "summary") && strcmp(cmd, "bh") && qlevel != DEF_FDR)
+		return bad_usage("-q is for summary and bh only, not %s", cmd);
+	if (!strcmp(cmd, "ranksum")) {
+		if (argc - optind != 2)
+			return bad_usage("%s takes two lists of values, X and Y (e.g. 1,2,3 4,5,6)",
+					 cmd);
+		return do_ranksum(b.conf, argv[optind], argv[optind + 1]);
+	}
+	if (!strcmp(cmd, "bh")) {
+		if (argc - optind < 1)
+			return bad_usage("%s takes one or more p-values", cmd);
+		return do_bh(qlevel, argc - optind, argv + optind);
+	}
 	if (!strcmp(cmd, "describe") &&
 	    (b.resamples != DEF_RESAMPLES || b.seed != DEF_SEED ||
 	     b.conf != DEF_CONF))
@@ -1328,7 +1877,7 @@ int main(int argc, char **argv)
 
 	if (!strcmp(cmd, "summary"))
 		ret = do_summary(&b, argv[optind], base, aa, codegen,
-				 device_time);
+				 device_time, qlevel);
 	else if (!strcmp(cmd, "compare"))
 		ret = do_compare(&b, argv[optind], argv[optind + 1]);
 	else

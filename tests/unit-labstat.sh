@@ -78,7 +78,7 @@ ovh=$tmp/ovh.csv
 lab "$ovh" summary "$data/overhead.csv"
 check "summary of overhead.csv exits 0, no warnings" ran_ok "$ovh"
 check "summary header is the documented column list" \
-	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure"
+	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure,method,p_value,q_value,fdr,delta_coverage"
 check "summary rows in first-appearance order, columns found by header name" \
 	eq "$(tail -n +2 "$ovh" | cut -d, -f1-5 | tr '\n' ' ')" \
 	"nohooks,warm,randread,kvm,5 nohooks-aa,warm,randread,kvm,5 hooked,warm,randread,kvm,5 nohooks,cold,randread,kvm,5 hooked,cold,randread,kvm,5 "
@@ -91,8 +91,10 @@ check "+10% overhead: CI [$lo, $hi] contains 10 and lies above 0" \
 	above0_contains "$lo" "$hi" 10
 check "+10% overhead: significant" \
 	eq "$(get "$ovh" hooked warm randread significant)" yes
-check "+10% overhead: delta_ns_per_op = median difference 1100.5 - 1000 = +100.500" \
-	eq "$(get "$ovh" hooked warm randread delta_ns_per_op)" 100.500
+check "+10% overhead: delta = Hodges-Lehmann shift against the pooled base (nohooks + nohooks-aa) = +100.000" \
+	eq "$(get "$ovh" hooked warm randread delta_ns_per_op)" 100.000
+check "+10% overhead: rank-sum 5 vs 10, every hooked seed above every base seed: p = 2/C(15,5) = 0.0007" \
+	eq "$(get "$ovh" hooked warm randread method),$(get "$ovh" hooked warm randread p_value),$(get "$ovh" hooked warm randread fdr)" "rank-sum,0.0007,0.05"
 
 lo=$(get "$ovh" hooked cold randread overhead_ci_lo)
 hi=$(get "$ovh" hooked cold randread overhead_ci_hi)
@@ -106,21 +108,14 @@ check "aa_floor_pct empty where there is no A/A variant" \
 
 fl=$tmp/floor.csv
 lab "$fl" summary "$data/floor.csv"
-lo=$(get "$fl" hooked withaa randread overhead_ci_lo)
-floor=$(get "$fl" hooked withaa randread aa_floor_pct)
-inside_floor() {
-	between "$lo" 0.001 100 && between "$floor" 1.4 1.6 &&
-		[[ $(get "$fl" hooked withaa randread significant) == no ]]
-}
-check "A/A floor: +1% with an A/A offset of 1.5% is not significant (CI lo $lo, floor $floor)" \
-	inside_floor
-check "A/A floor: the same +1% data without A/A data is significant" \
+check "A/A gate: the A/A control 1.5% off its base (5 vs 5 seeds, p = 2/252 = 0.0079) is significant" \
+	eq "$(get "$fl" nohooks-aa withaa randread p_value),$(get "$fl" nohooks-aa withaa randread significant)" "0.0079,yes"
+check "A/A gate: +1% where the A/A control is significant is not significant" \
+	eq "$(get "$fl" hooked withaa randread significant)" no
+check "A/A gate: the same +1% data without A/A data is significant" \
 	eq "$(get "$fl" hooked noaa randread significant)" yes
-aalo=$(get "$fl" nohooks-aa withaa randread overhead_ci_lo)
-aahi=$(get "$fl" nohooks-aa withaa randread overhead_ci_hi)
-check "A/A floor = max |bound| of the A/A row's overhead CI ($aalo, $aahi)" \
-	both is_num "$floor" -- eq "$floor" "$(awk -v a="$aalo" -v b="$aahi" 'BEGIN {
-		a = a < 0 ? -a : a; b = b < 0 ? -b : b; printf "%.3f", (a > b ? a : b) }')"
+check "aa_floor_pct is |overhead| of the A/A row (1.500), for the record" \
+	eq "$(get "$fl" hooked withaa randread aa_floor_pct)" 1.500
 
 # --- reproducibility -------------------------------------------------------------
 lab "$tmp/ovh2.csv" summary "$data/overhead.csv"
@@ -159,19 +154,20 @@ check "failed and timeout rows counted in failed (3), n/a in na (1), n excludes 
 check "failed rows' values (900, 950) excluded from the median and CI" \
 	eq "$(get "$md" nohooks warm odd median_ns_per_op),$(get "$md" nohooks warm odd ns_ci_hi)" 13.000,15.000
 check "all-failed group still gets a row: n=0, empty numbers, significant '-'" \
-	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost"
+	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost,,,,,"
 
 # --- estimator matched to the noise ----------------------------------------------
 # labels: "95% CI" only where it is one (n >= 10 on every side)
-check "kvm n=5: interval 'range over 5 seeds', delta 'range over 5x5 seed pairs', estimator median" \
-	eq "$(get "$ovh" hooked warm randread estimator),$(get "$ovh" hooked warm randread interval),$(get "$ovh" hooked warm randread delta_interval)" \
-	"median,range over 5 seeds,range over 5x5 seed pairs"
-no_small_ci() { ! awk -F, 'NR > 1 && $5 < 10 && /CI/' "$ovh" "$md" "$tmp/ic.csv" | grep -q .; }
+check "kvm n=5: interval 'range over 5 seeds', delta 'Hodges-Lehmann 96.0% CI (n=5 vs 10)', estimator median" \
+	eq "$(get "$ovh" hooked warm randread estimator),$(get "$ovh" hooked warm randread interval),$(get "$ovh" hooked warm randread delta_interval),$(get "$ovh" hooked warm randread delta_coverage)" \
+	"median,range over 5 seeds,Hodges-Lehmann 96.0% CI (n=5 vs 10),0.960"
+# a figure's interval (column 24) is a CI only from n >= 10
+no_small_ci() { ! awk -F, 'NR > 1 && $5 < 10 && $24 ~ /CI/' "$ovh" "$md" "$tmp/ic.csv" | grep -q .; }
 b12=$tmp/b12.csv
 lab "$b12" summary "$data/boot12.csv"
-check "kvm n=12: '95% bootstrap CI over 12 seeds', delta '95% bootstrap CI (n=12 vs 12)'" \
+check "kvm n=12: '95% bootstrap CI over 12 seeds', delta 'Hodges-Lehmann 95.1% CI (n=12 vs 24)'" \
 	eq "$(get "$b12" hooked warm randread interval),$(get "$b12" hooked warm randread delta_interval)" \
-	"95% bootstrap CI over 12 seeds,95% bootstrap CI (n=12 vs 12)"
+	"95% bootstrap CI over 12 seeds,Hodges-Lehmann 95.1% CI (n=12 vs 24)"
 lo=$(get "$b12" hooked warm randread overhead_ci_lo)
 hi=$(get "$b12" hooked warm randread overhead_ci_hi)
 check "kvm n=12: +2% overhead, bootstrap CI [$lo, $hi] contains 2, significant" \
@@ -182,20 +178,20 @@ check "kvm n=12: +2% overhead, bootstrap CI [$lo, $hi] contains 2, significant" 
 ic=$tmp/ic.csv
 lab "$ic" summary -D randread-polled,randread-sqpoll "$data/icount-recorded.csv"
 check "icount: summary of recorded cells exits 0" eq "$(cat "$ic.rc")" 0
-check "icount: the figure is the minimum over seeds (rfc/off/bench-read 3213.953, its median is 3217.824)" \
-	eq "$(get "$ic" rfc off bench-read median_ns_per_op),$(get "$ic" rfc off bench-read estimator)" "3213.953,min"
-check "icount: ops/s figure is the maximum (rfc/off/bench-read 311143.3)" \
-	eq "$(get "$ic" rfc off bench-read median_ops_per_sec)" 311143.3
+check "icount, noisy (two modes 3.87 apart): the figure is the median (rfc/off/bench-read 3217.824), not a minimum that may not repeat" \
+	eq "$(get "$ic" rfc off bench-read median_ns_per_op),$(get "$ic" rfc off bench-read estimator)" "3217.824,median"
+check "icount, every seed within 0.01: estimator exact, the minimum (nohooks/off/randread-polled 14327.617)" \
+	eq "$(get "$ic" nohooks off randread-polled median_ns_per_op),$(get "$ic" nohooks off randread-polled estimator)" "14327.617,exact"
 check "icount: interval is [min, max] labelled 'range over 3 seeds', never a CI" \
 	eq "$(get "$ic" rfc off bench-read ns_ci_lo),$(get "$ic" rfc off bench-read ns_ci_hi),$(get "$ic" rfc off bench-read interval)" \
 	"3213.953,3217.836,range over 3 seeds"
-check "icount: exact deltas from the minimum: upstream +8.008, static-key +4.991, rfc +10.001" \
+check "icount, noisy base: Hodges-Lehmann deltas upstream +8.010, static-key +3.062, rfc +10.010" \
 	eq "$(get "$ic" upstream off bench-read delta_ns_per_op),$(get "$ic" static-key off bench-read delta_ns_per_op),$(get "$ic" rfc off bench-read delta_ns_per_op)" \
-	"8.008,4.991,10.001"
-check "icount: seed floor = |A/A change of the minimum| (0.000% on bench-read)" \
-	eq "$(get "$ic" upstream off bench-read aa_floor_pct)" 0.000
-check "icount: upstream +8 on bench-read clears the seed floor: significant" \
-	eq "$(get "$ic" upstream off bench-read significant)" yes
+	"8.010,3.062,10.010"
+check "icount: upstream +8 on bench-read: 3 seeds above all 6 pooled base seeds, p = 2/84 = 0.0238, significant" \
+	eq "$(get "$ic" upstream off bench-read p_value),$(get "$ic" upstream off bench-read significant)" "0.0238,yes"
+check "icount: A/A row against the base alone (3 vs 3): its interval covers 90.0%, labelled so" \
+	eq "$(get "$ic" nohooks-aa off bench-read delta_interval),$(get "$ic" nohooks-aa off bench-read significant)" "Hodges-Lehmann 90.0% CI (n=3 vs 3),no"
 check "device-time workload (randread-polled): measure device-time, never starred (n/a)" \
 	eq "$(get "$ic" rfc off randread-polled measure),$(get "$ic" rfc off randread-polled significant)" "device-time,n/a"
 lab "$tmp/ic-nod.csv" summary "$data/icount-recorded.csv"
@@ -216,25 +212,42 @@ res=$tmp/res-cells.csv
 	done
 } >"$res"
 lab "$tmp/res.csv" summary "$res"
-check "icount resolution: a -0.001 instructions/op delta is not significant, a +0.020 one is" \
-	eq "$(get "$tmp/res.csv" tiny off bench-nop significant),$(get "$tmp/res.csv" small off bench-nop significant)" "no,yes"
+check "exact cells: a -0.001 instructions/op delta is not significant, a +0.020 one is, method exact, no p-value" \
+	eq "$(get "$tmp/res.csv" tiny off bench-nop significant),$(get "$tmp/res.csv" small off bench-nop significant),$(get "$tmp/res.csv" small off bench-nop method),$(get "$tmp/res.csv" small off bench-nop p_value)" "no,yes,exact,"
 
-# codegen floor: nohooks-codegen = base + 0.2% under icount
+# codegen control: for the record, not a floor; BH over the 5 rows of codegen.csv
 cgf=$tmp/cg.csv
 lab "$cgf" summary "$data/codegen.csv"
-check "codegen: summary exits 0, no notes about missing controls" \
-	both eq "$(cat "$cgf.rc")" 0 -- eq "$(cat "$cgf.err")" ""
-check "codegen floor = |min(codegen)/min(base) - 1| = 0.200%, seed floor 0.010%" \
-	eq "$(get "$cgf" small idle bench codegen_floor_pct),$(get "$cgf" small idle bench aa_floor_pct)" "0.200,0.010"
-check "codegen: +0.15% clears the seed floor but not the codegen floor: not significant" \
-	eq "$(get "$cgf" small idle bench overhead_pct),$(get "$cgf" small idle bench significant)" "0.150,no"
-check "codegen: +1% clears both floors: significant" \
-	eq "$(get "$cgf" big idle bench overhead_pct),$(get "$cgf" big idle bench significant)" "1.000,yes"
-lab "$tmp/cg-g.csv" summary -g none "$data/codegen.csv"
-check "codegen: with the codegen control disabled (-g none) the +0.15% is significant" \
-	eq "$(get "$tmp/cg-g.csv" small idle bench significant)" yes
-check "tcg: +0.08% past the seed floor whose seed pairs straddle 0 ([-0.02%, ...]) is not significant (it would flip on a rerun)" \
-	eq "$(get "$tmp/cg-g.csv" straddle idle bench overhead_pct),$(get "$tmp/cg-g.csv" straddle idle bench significant)" "0.080,no"
+check "codegen: summary exits 0" eq "$(cat "$cgf.rc")" 0
+check "codegen_floor_pct = |overhead of nohooks-codegen| (0.190%), aa_floor_pct |overhead of nohooks-aa| (0.200%)" \
+	eq "$(get "$cgf" small idle bench codegen_floor_pct),$(get "$cgf" small idle bench aa_floor_pct)" "0.190,0.200"
+check "codegen: +1% at 3 seeds against 6: p = 2/84 = 0.0238, but BH over 5 rows gives q = 0.1190: not significant" \
+	eq "$(get "$cgf" big idle bench p_value),$(get "$cgf" big idle bench q_value),$(get "$cgf" big idle bench significant)" "0.0238,0.1190,no"
+lab "$tmp/cg-q.csv" summary -q 0.2 "$data/codegen.csv"
+check "codegen: the same +1% at -q 0.2 is significant, the +0.075% straddling 0 is not" \
+	eq "$(get "$tmp/cg-q.csv" big idle bench significant),$(get "$tmp/cg-q.csv" straddle idle bench significant),$(get "$tmp/cg-q.csv" big idle bench fdr)" "yes,no,0.20"
+
+# --- the rank-sum test, Hodges-Lehmann and BH against hand-computed cases ----------
+rs() { "$ls" ranksum "$@" | tail -n +2 | cut -d, -f1-5; }
+check "ranksum 1,2,3 vs 4,5,6: p = 2/20, HL = median of 9 differences = 3, interval = range [1, 5] covering 1 - 2/20" \
+	eq "$(rs 1,2,3 4,5,6)" "0.100000,3.000000,1.000000,5.000000,0.900000"
+check "ranksum 1..4 vs 5..8: p = 2/70, HL = 4, [1, 7] covers 1 - 2/70 = 0.971429" \
+	eq "$(rs 1,2,3,4 5,6,7,8)" "0.028571,4.000000,1.000000,7.000000,0.971429"
+check "ranksum with ties 1,1,2 vs 2,3,3: mid-ranks, 4 of 20 splits as extreme: p = 0.2, HL = 1" \
+	eq "$(rs 1,1,2 2,3,3)" "0.200000,1.000000,0.000000,2.000000,0.900000"
+check "ranksum 1,2,3 vs 4..9: p = 2/84, HL = 4.5, second-smallest to second-largest difference [2, 7], 1 - 4/84" \
+	eq "$(rs 1,2,3 4,5,6,7,8,9)" "0.023810,4.500000,2.000000,7.000000,0.952381"
+check "ranksum is antisymmetric: 4,5,6 vs 1,2,3 gives HL -3 in [-5, -1], same p" \
+	eq "$(rs 4,5,6 1,2,3)" "0.100000,-3.000000,-5.000000,-1.000000,0.900000"
+check "ranksum of identical samples: p = 1" eq "$(rs 7,7,7 7,7,7 | cut -d, -f1-2)" "1.000000,0.000000"
+big=$(seq -s, 1 60) big2=$(seq -s, 31 90)
+check "ranksum above 100 values uses the normal approximation, labelled" \
+	eq "$("$ls" ranksum "$big" "$big2" | tail -1 | cut -d, -f6)" normal-approx
+bh_out() { "$ls" bh "$@" | tail -n +2 | tr '\n' ' '; }
+check "bh 0.01 0.04 0.03 0.2: q = 0.04, 0.0533, 0.0533, 0.2; only the first at 0.05" \
+	eq "$(bh_out 0.01 0.04 0.03 0.2)" "0.01,0.040000,yes 0.04,0.053333,no 0.03,0.053333,no 0.2,0.200000,no "
+check "bh -q 0.06: all but 0.2 significant" \
+	eq "$("$ls" bh -q 0.06 0.01 0.04 0.03 0.2 | cut -d, -f3 | tr '\n' ' ')" "significant yes yes yes no "
 
 # --- bad input and usage -----------------------------------------------------------
 # exits_2_saying MSG ARGS...: labstat ARGS exits 2, writes nothing on stdout
@@ -262,9 +275,14 @@ usage_documented() {
 	grep -q "default 10000" "$tmp/usage" && grep -q "default 20211" "$tmp/usage" &&
 		grep -q "default nohooks)" "$tmp/usage" && grep -q "default nohooks-aa" "$tmp/usage" &&
 		grep -q "default 0.95" "$tmp/usage" && grep -q "default nohooks-codegen" "$tmp/usage" &&
-		grep -q "n >= 10" "$tmp/usage" && grep -q "minimum over seeds" "$tmp/usage"
+		grep -q "n >= 10" "$tmp/usage" && grep -q "Benjamini-Hochberg" "$tmp/usage" &&
+		grep -q "default 0.05" "$tmp/usage" && grep -q "Hodges-Lehmann" "$tmp/usage"
 }
-check "usage documents the defaults and the small-n caveat" usage_documented
+check "usage documents the defaults, the methods and the small-n caveat" usage_documented
+check "-q outside (0, 1): exit 2" exits_2_saying "-q '1.5'" summary -q 1.5 "$data/overhead.csv"
+check "ranksum with a non-number: exit 2 naming it" exits_2_saying "'x' in '1,x'" ranksum 1,x 3,4
+check "ranksum with one value a side: exit 2" exits_2_saying "at least 2 values a side" ranksum 1 3,4
+check "bh with a p-value above 1: exit 2" exits_2_saying "'1.5' is not a p-value" bh 0.1 1.5
 
 # --- compare -------------------------------------------------------------------------
 cm=$tmp/cmp.csv
