@@ -188,19 +188,22 @@ run_accel_unit() {
 }
 
 # read_matrix_conf FILE: a run's matrix.conf, parsed as key=value data (never
-# sourced); sets variants states workloads reps runtime accel profile.
+# sourced); sets variants states workloads reps runtime accel profile
+# seed_base (0 when the file predates it).
 # Shared by scripts/matrix.sh (--resume) and scripts/attribute.sh
 read_matrix_conf() {
 	local k v line
+	seed_base=0
 	while IFS= read -r line || [[ -n $line ]]; do
 		[[ -z $line ]] && continue
 		k=${line%%=*} v=${line#*=}
 		case $k in
-		variants | states | workloads | reps | runtime | accel | profile) printf -v "$k" '%s' "$v" ;;
+		variants | states | workloads | reps | runtime | accel | profile | seed_base) printf -v "$k" '%s' "$v" ;;
 		*) die_usage "$1: unknown line '$line'" ;;
 		esac
 	done <"$1"
 	[[ $accel == kvm || $accel == tcg ]] || die_usage "$1: accel must be kvm or tcg (got '$accel')"
+	[[ $seed_base =~ ^(0|[1-9][0-9]{0,8})$ ]] || die_usage "$1: seed_base must be a whole number below 10^9 (got '$seed_base')"
 }
 
 # host_tool SRC OUTDIR NAME: build NAME (make -C $LAB_ROOT/SRC O=OUTDIR) and

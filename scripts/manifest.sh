@@ -7,8 +7,8 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-(($# == 8)) || die_usage "usage: manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS JOBS"
-dir=$1 accel=$2 runtime=$3 reps=$4 variants=$5 states=$6 workloads=$7 jobs=$8
+(($# == 9)) || die_usage "usage: manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS JOBS SEED_BASE"
+dir=$1 accel=$2 runtime=$3 reps=$4 variants=$5 states=$6 workloads=$7 jobs=$8 seed_base=$9
 
 pkgs=$(for p in linux-source-6.1 qemu-system-x86 fio liburing-dev libaudit-dev auditd busybox-static gcc-12 ccache linux-perf gnuplot-nox libgsl-dev; do
 	dpkg-query -W -f='${Package}\t${Version}\n' "$p" 2>/dev/null || printf '%s\tmissing\n' "$p"
@@ -55,7 +55,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg qemu "$(qemu-system-x86_64 --version | head -1)" \
 	--argjson packages "$pkgs" --argjson variants "$vjson" \
 	--arg commit "$commit" --arg dirty "$dirty" --arg changed "$changed" \
-	--arg runtime "$runtime" --arg reps "$reps" --arg jobs "$jobs" \
+	--arg runtime "$runtime" --arg reps "$reps" --arg jobs "$jobs" --arg seed_base "$seed_base" \
 	--arg states "$states" --arg workloads "$workloads" \
 	--arg initramfs "$(sha256_of "$LAB_CACHE/initramfs/initramfs.cpio" 2>/dev/null || true)" \
 	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
@@ -71,5 +71,8 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	  matrix: {variants: $variants, states: ($states | split(",")),
 	           workloads: ($workloads | split(",")), reps: ($reps | tonumber),
 	           runtime_guest_secs: ($runtime | tonumber), guests_at_once: ($jobs | tonumber),
-	           layout: "rep r boots with QEMU -seed s (guest RNG, KASLR) and s%64 bytes of cmdline padding; s = r, or 1000 + r for an A/A (-aa) variant"}}' >"$dir/manifest.json.tmp"
+	           seed_base: ($seed_base | tonumber),
+	           seeds: [range(1; ($reps | tonumber) + 1) | . + ($seed_base | tonumber)],
+	           aa_seeds: [range(1; ($reps | tonumber) + 1) | . + 1000 + ($seed_base | tonumber)],
+	           layout: "rep r boots with QEMU -seed s (guest RNG, KASLR) and s%64 bytes of cmdline padding; s = seed_base + r, or seed_base + 1000 + r for an A/A (-aa) variant"}}' >"$dir/manifest.json.tmp"
 mv "$dir/manifest.json.tmp" "$dir/manifest.json"

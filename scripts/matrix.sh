@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
+boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 # val OPTION ARGS...: the option's value, or one clear line when it has none
 val() {
@@ -18,12 +18,12 @@ val() {
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs)
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --seed-base)
 		v=$(val "$@") || exit $?
 		case $1 in
 		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
 		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
-		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;;
+		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --seed-base) seed_base=$v ;;
 		esac
 		shift 2
 		;;
@@ -33,6 +33,8 @@ done
 # everything is checked before anything is created
 [[ -z $boot_jobs || $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
 [[ -z $run_id ]] || check_name run-id "$run_id"
+[[ -z $seed_base || $seed_base =~ ^(0|[1-9][0-9]{0,8})$ ]] || die_usage "--seed-base must be a whole number below 10^9 (got '$seed_base')"
+[[ -z $seed_base || -z $resume ]] || die_usage "matrix: --seed-base with --resume: a resumed run keeps the seeds in its matrix.conf"
 
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
 # it started lives (the descriptor is inherited); a second matrix, or a
@@ -55,8 +57,11 @@ else
 		: "${variants:=$(cat "$LAB_ROOT/workloads/matrix.variants")}" "${states:=$(known_states | paste -sd,)}"
 		: "${reps:=3}" "${runtime:=1}" "${profile:=randread-qd128,bench-nop}"
 	fi
+	: "${seed_base:=0}"
 fi
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps must be a positive whole number (got '$reps')"
+# the A/A seeds start 1000 above the others: more reps would reuse them
+((reps < 1000)) || die_usage "--reps must be below 1000 (an A/A variant's seeds are seed base + 1000 + rep)"
 [[ $runtime =~ ^[1-9][0-9]*$ ]] || die_usage "--runtime must be a positive number of guest seconds (got '$runtime')"
 for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
 for s in ${states//,/ }; do check_state "$s"; done
@@ -72,10 +77,14 @@ if [[ -z $resume ]]; then
 	mkdir "$dir" 2>/dev/null || die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
 	lock_run "$dir"
 	mkdir -p "$dir/cells" "$dir/raw"
-	printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\n' \
-		"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" >"$dir/matrix.conf"
+	printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\nseed_base=%s\n' \
+		"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" "$seed_base" >"$dir/matrix.conf"
 fi
-log "matrix: run $(basename "$dir") on $accel: variants=$variants states=$states workloads=${workloads:-per state} reps=$reps runtime=${runtime}s profile=$profile"
+# seed_of VARIANT REP: rep r boots with seed seed_base + r; the A/A control
+# with seed_base + 1000 + r. A rerun with another --seed-base samples new seeds
+# (rerun-check refuses to call two runs with shared seeds independent).
+seed_of() { if [[ $1 == *-aa ]]; then echo $((seed_base + 1000 + $2)); else echo $((seed_base + $2)); fi; }
+log "matrix: run $(basename "$dir") on $accel: variants=$variants states=$states workloads=${workloads:-per state} reps=$reps runtime=${runtime}s profile=$profile seeds=$(seed_of x 1)..$(seed_of x "$reps")"
 
 # state_workloads STATE: the workloads a boot in STATE runs
 state_workloads() {
@@ -110,8 +119,6 @@ needs_audit() { state_var "$1" STATE_NEEDS_AUDIT; }
 # a kernel has audit unless its fragment turns it off (check-config.sh makes
 # every fragment option stick), so n/a is known before the kernel is built
 has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
-# seed_of VARIANT REP: rep r boots with seed r; the A/A control with 1000 + r
-seed_of() { if [[ $1 == *-aa ]]; then echo $((1000 + $2)); else echo "$2"; fi; }
 unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
 header="variant,state,workload,rep,seed,accel,status,ops_per_sec,ns_per_op,ns_per_op_unit,clat_p50_ns,clat_p99_ns,wall_secs,raw"
 
@@ -230,7 +237,7 @@ all_wl=$(for s in ${states//,/ }; do state_workloads "$s" | tr ',' '\n'; done | 
 manifest_written=0
 write_manifest() {
 	((manifest_written)) && return 0
-	"$LAB_ROOT/scripts/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$all_wl" "$boot_jobs"
+	"$LAB_ROOT/scripts/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$all_wl" "$boot_jobs" "$seed_base"
 	manifest_written=1
 }
 

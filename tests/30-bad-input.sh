@@ -33,6 +33,9 @@ expect "matrix with an unknown workload, exit 2" 2 "unknown workload 'nosuch'" .
 expect "matrix with --reps 0, exit 2" 2 "reps must be a positive" ./run.sh matrix --reps 0
 expect "matrix with an unknown option, exit 2" 2 "unknown option '--frob'" ./run.sh matrix --frob
 expect "matrix --resume of a missing run, exit 2" 2 "matrix.conf not found" ./run.sh matrix --resume nosuch-run
+expect "matrix with --seed-base abc, exit 2" 2 "seed-base must be a whole number" ./run.sh matrix --seed-base abc
+expect "matrix with --seed-base and --resume, exit 2" 2 "keeps the seeds in its matrix.conf" ./run.sh matrix --seed-base 100 --resume nosuch-run
+expect "matrix with --reps 1000 (A/A seeds would collide), exit 2" 2 "reps must be below 1000" ./run.sh matrix --reps 1000
 expect "matrix with an unknown accelerator, exit 2" 2 "unknown accelerator 'xen'" ./run.sh matrix --accel xen
 expect "test with an unknown option, exit 2" 2 "unknown option '--slow'" ./run.sh test --slow
 expect "summary of a missing run, exit 2" 2 "no results/nosuch/cells.csv" ./run.sh summary nosuch

@@ -36,6 +36,15 @@ check "--resume of a committed run reruns none of them" grep -q '2 of 4 boots al
 head -c 20 "$d/cells/fakea.off.1.csv" >"$d/cells/x" && mv "$d/cells/x" "$d/cells/fakea.off.1.csv"
 FAKE_MAKE_FAIL=fakeb $m --resume r1 >"$tmp/r3.log" 2>&1 || true
 check "a truncated cell file is rerun on --resume" grep -q '^fakea,off,bench-nop,1,.*,ok,' "$d/cells.csv"
+# --seed-base: a rerun samples new seeds, and says which
+rc=0
+$m --variants fakea --states off "${args[@]}" --seed-base 500 --run-id r4 >"$tmp/r4.log" 2>&1 || rc=$?
+d4=$LAB_RESULTS/r4
+seeds_recorded() {
+	grep -q '^fakea,off,bench-nop,1,501,.*,ok,' "$d4/cells.csv" && grep -qx 'seed_base=500' "$d4/matrix.conf" &&
+		[[ $(jq -c '[.matrix.seed_base, .matrix.seeds, .matrix.aa_seeds]' "$d4/manifest.json") == '[500,[501],[1501]]' ]]
+}
+check "--seed-base 500 (rc $rc): rep 1 boots with seed 501, in cells.csv, matrix.conf and the manifest" seeds_recorded
 # the lock: a live owner makes --resume refuse
 flock "$d/.lock" sleep 20 &
 lpid=$!
