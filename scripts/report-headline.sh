@@ -1,15 +1,21 @@
 #!/bin/bash
 # report-headline.sh RUN_DIR: the report's opening section (markdown on
-# stdout), computed from RUN_DIR/summary.csv only:
-#   - the headline table, one row per design: Δ per op versus nohooks for a
-#     skipped op (bench-nop: NOP, which upstream and static-key skip) and for
-#     an audited op (bench-openclose: OPENAT/CLOSE, which every design audits)
-#     with audit off, idle, 1/10/100 syscall rules, an io_uring rule that
-#     misses, and a rule that matches (a record per op);
-#   - one verdict line per design, from the same cells;
-#   - throughput next to cost (the 2021 thread reported ops/s, the lab
-#     measures cost per op), and a bridge to hardware: Δ over a ~1,000-cycle
-#     peak-IOPS op at IPC 1 and 4.
+# stdout). Every figure comes from the run's files or the lab's own records:
+#   - one conclusion sentence per design: Δ per skipped op (bench-nop: NOP,
+#     which upstream and static-key skip) and per audited op (bench-openclose:
+#     OPENAT/CLOSE, which every design audits), with audit off and idle, and
+#     with a syscall rule loaded; its record stream against upstream's
+#     (tests/data/streams/verdicts-tcg.txt, recorded tests/61 boots); its
+#     runtime-disable behaviour (the variant README's runtime-disable: line,
+#     which tests/62 checks) - from RUN_DIR/summary.csv;
+#   - the hook-design table (what differs between designs: off, idle, a rule
+#     that misses);
+#   - the audit-core table: costs every design pays the same (per syscall
+#     rule, per emitted record), apart from the hook designs;
+#   - throughput next to cost, and the inputs of a hardware model from
+#     RUN_DIR/attribution.csv (Δ instructions and Δ memory accesses per
+#     skipped op), with no cycles figure: the lab has no measured or cited
+#     cycles-per-op calibration.
 # A cell missing from the run prints as "—". Called by scripts/report.sh.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
@@ -18,88 +24,172 @@ set -euo pipefail
 (($# == 1)) || die_usage "usage: report-headline.sh RUN_DIR"
 summary=$1/summary.csv
 [[ -f $summary ]] || die_usage "report-headline: no $summary; run ./run.sh summary first"
+attribution=$1/attribution.csv
+[[ -f $attribution ]] || attribution=/dev/null
+streams=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt
+[[ -f $streams ]] || streams=/dev/null
 
 designs="upstream static-key rfc rfc-placement upstream-fix"
-states="off idle syscall-1 syscall-10 syscall-100 uring-miss uring-hit"
-awk -F, -v designs="$designs" -v states="$states" '
-NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-{
+# runtime-disable: each design's README line (BUG or survives), as v=what;...
+rtd=""
+for v in $designs; do
+	f=$(variants_dir)/$v/README
+	[[ -f $f ]] || continue
+	l=$(sed -n 's/^runtime-disable: \([A-Za-z]*\).*/\1/p' "$f" | head -1)
+	[[ -n $l ]] && rtd+="$v=$l;"
+done
+
+# shellcheck disable=SC2016 # awk source
+awk -F, -v designs="$designs" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" '
+FILENAME == ARGV[1] {
+	if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["workload"]
 	d[k] = $c["delta_ns_per_op"]; lo[k] = $c["delta_ci_lo"]; hi[k] = $c["delta_ci_hi"]
-	ops[k] = $c["median_ops_per_sec"]; ns[k] = $c["median_ns_per_op"]; sig[k] = $c["significant"]
-	unit = $c["accel"]; est = $c["estimator"]; iv = $c["delta_interval"]; seen[$c["variant"]] = 1
+	ops[k] = $c["median_ops_per_sec"]; sig[k] = $c["significant"]; meth[k] = $c["method"]
+	q[k] = $c["q_value"]; fdr = ($c["fdr"] != "" ? $c["fdr"] : fdr)
+	seen[$c["variant"]] = 1
+	next
+}
+FILENAME == ARGV[2] {
+	if (FNR == 1) { for (i = 1; i <= NF; i++) a[$i] = i; next }
+	k = $a["variant"] SUBSEP $a["state"] SUBSEP $a["workload"]
+	# [total] is the whole window, the sum of the other rows: not added twice
+	if ($a["symbol"] == "[total]") next
+	mem[k] += $a["mem_accesses_per_op"]; ins[k] += $a["instructions_per_op"]; att[k] = 1
+	next
+}
+/^stream / {
+	v = ""; same = 0; okk = 0
+	nf = split($0, F, " ")
+	for (i = 2; i <= nf; i++) {
+		split(F[i], kv, "=")
+		if (kv[1] == "variant") v = kv[2]
+		if (kv[1] == "got") same = kv[2] == "same"
+		if (kv[1] == "ok") okk = kv[2] == "1"
+	}
+	ns_[v]++; nsame[v] += same; nok[v] += okk
 }
 # no "-0.0": a delta that rounds to zero is +0.0
 function z(x) { return (x > -0.05 && x < 0.05) ? 0 : x }
+function has(v, s, w,   k) { k = v SUBSEP s SUBSEP w; return (k in d) && d[k] != "" }
+function num(v, s, w) { return has(v, s, w) ? z(d[v SUBSEP s SUBSEP w] + 0) : "" }
+# a cell: the Δ, "n.s." when not significant at the run FDR
 function cell(v, s, w,   k) {
 	k = v SUBSEP s SUBSEP w
-	if (!(k in d) || d[k] == "") return "—"
-	return sprintf("%+.1f", z(d[k] + 0)) (sig[k] == "yes" ? "" : " (ns)")
+	if (!has(v, s, w)) return "—"
+	return sprintf("%+.1f", z(d[k] + 0)) (sig[k] == "yes" ? "" : sig[k] == "n/a" ? " (device time)" : " n.s.")
 }
-function val(v, s, w,   k) { k = v SUBSEP s SUBSEP w; return (k in d && d[k] != "") ? z(d[k] + 0) : "" }
+function big(x) { return (x >= 1000 || x <= -1000) ? sprintf("%+.0f", x) : sprintf("%+.1f", x) }
 function thr(v, s, w,   k, b) {
 	k = v SUBSEP s SUBSEP w; b = "nohooks" SUBSEP s SUBSEP w
 	if (!(k in ops) || !(b in ops) || ops[b] + 0 <= 0) return "—"
 	return sprintf("%+.2f%%", 100 * (ops[k] / ops[b] - 1))
 }
+function rule_cost(v) {
+	if (!has(v, "syscall-1", "bench-openclose") || !has(v, "syscall-100", "bench-openclose")) return ""
+	return (num(v, "syscall-100", "bench-openclose") - num(v, "syscall-1", "bench-openclose")) / 99
+}
+function rec_cost(v) {
+	if (!has(v, "uring-hit", "bench-openclose") || !has(v, "uring-miss", "bench-openclose")) return ""
+	return num(v, "uring-hit", "bench-openclose") - num(v, "uring-miss", "bench-openclose")
+}
+function dmem(v, s, w,   k, b) {
+	k = v SUBSEP s SUBSEP w; b = "nohooks" SUBSEP s SUBSEP w
+	if (!(k in att) || !(b in att)) return "—"
+	return sprintf("%+.1f", z(mem[k] - mem[b]))
+}
+function dins(v, s, w,   k, b) {
+	k = v SUBSEP s SUBSEP w; b = "nohooks" SUBSEP s SUBSEP w
+	if (!(k in att) || !(b in att)) return "—"
+	return sprintf("%+.1f", z(ins[k] - ins[b]))
+}
+function sentence(v,   line, so, si, s1, ao, ai, st, r) {
+	line = "- **" v "**: "
+	if (has(v, "off", "bench-nop") || has(v, "idle", "bench-nop"))
+		line = line cell(v, "off", "bench-nop") " / " cell(v, "idle", "bench-nop") " instructions per skipped op (audit off / idle)" \
+			(has(v, "syscall-1", "bench-nop") ? ", " cell(v, "syscall-1", "bench-nop") " with one syscall rule loaded" : "") "; "
+	if (has(v, "off", "bench-openclose") || has(v, "idle", "bench-openclose"))
+		line = line cell(v, "off", "bench-openclose") " / " cell(v, "idle", "bench-openclose") " per audited op (off / idle), " \
+			cell(v, "uring-miss", "bench-openclose") " with an io_uring rule that misses; "
+	if (v == "upstream") st = "record stream: the reference"
+	else if (v in ns_) st = sprintf("record stream: identical to upstream in %d of %d scenarios (%d of %d as its README expects)", nsame[v], ns_[v], nok[v], ns_[v])
+	else st = "record stream: not recorded"
+	r = ""
+	n = split(rtd, R, ";")
+	for (i = 1; i <= n; i++) { split(R[i], kv, "="); if (kv[1] == v) r = kv[2] }
+	line = line st "; runtime disable with an io_uring rule: " (r == "BUG" ? "**kernel BUG** (tests/62)" : r == "survives" ? "survives (tests/62)" : "not recorded") "."
+	return line
+}
 END {
-	ns_ = split(states, S, " "); nd = split(designs, D, " ")
+	nd = split(designs, D, " ")
 	print "## Headline"
 	print ""
-	print "Δ instructions per op versus `nohooks` in the same audit state (tcg-icount: minimum over seeds;"
-	print "\"(ns)\": not significant, within the seed or codegen A/A floor). A **skipped op** is an"
-	print "IORING_OP_NOP (bench-nop), which upstream and static-key skip through `audit_skip`; an **audited op**"
-	print "is an OPENAT or CLOSE (bench-openclose), which every design audits. `uring-hit` emits one record per op."
-	print "A skipped op with a syscall rule loaded is where a runtime switch pays: the rule turns it on."
+	print "Δ = instructions per op versus `nohooks` in the same audit state, tcg-icount. Exact where every seed agrees"
+	print "within 0.01; otherwise the Hodges-Lehmann shift of the seeds. \"n.s.\": not significant at a false"
+	print "discovery rate of " (fdr == "" ? "—" : fdr) " (Benjamini-Hochberg over every hook-cost cell; see Noise and significance)."
+	print "A **skipped op** is an IORING_OP_NOP (bench-nop), which upstream and static-key skip through `audit_skip`;"
+	print "an **audited op** is an OPENAT or CLOSE (bench-openclose), which every design audits."
 	print ""
-	printf "| design | skipped op: off | skipped op: idle | skipped op: syscall-1 |"
-	for (i = 1; i <= ns_; i++) printf " audited op: %s |", S[i]
+	for (j = 1; j <= nd; j++) if (D[j] in seen) print sentence(D[j])
 	print ""
-	printf "|---|---:|---:|---:|"; for (i = 1; i <= ns_; i++) printf "---:|"; print ""
+	print "### Hook designs"
+	print ""
+	print "What differs between the designs: the hooks with audit off, idle (enabled, no rules), one syscall rule"
+	print "(it turns a runtime switch on for every op) and an io_uring rule that matches nothing."
+	print ""
+	print "| design | skipped op: off | skipped op: idle | skipped op: 1 syscall rule | audited op: off | audited op: idle | audited op: io_uring rule, miss |"
+	print "|---|---:|---:|---:|---:|---:|---:|"
 	for (j = 1; j <= nd; j++) {
 		v = D[j]; if (!(v in seen)) continue
-		printf "| %s | %s | %s | %s |", v, cell(v, "off", "bench-nop"), cell(v, "idle", "bench-nop"), cell(v, "syscall-1", "bench-nop")
-		for (i = 1; i <= ns_; i++) printf " %s |", cell(v, S[i], "bench-openclose")
-		print ""
+		printf "| %s | %s | %s | %s | %s | %s | %s |\n", v, cell(v, "off", "bench-nop"), cell(v, "idle", "bench-nop"), cell(v, "syscall-1", "bench-nop"),
+			cell(v, "off", "bench-openclose"), cell(v, "idle", "bench-openclose"), cell(v, "uring-miss", "bench-openclose")
 	}
 	print ""
-	print "Verdicts (from the cells above):"
+	print "### Audit core (every design pays it)"
 	print ""
+	print "Costs of the audit core that the hook designs share: the syscall-rule list walk per audited op, and"
+	print "emitting a record (an io_uring rule that matches, against one that misses). Per rule = (Δ at 100 rules"
+	print "- Δ at 1 rule) / 99; per record = Δ(uring-hit) - Δ(uring-miss), on bench-openclose."
+	print ""
+	print "| design | 1 syscall rule | 10 rules | 100 rules | per rule | rule misses | rule matches | per record |"
+	print "|---|---:|---:|---:|---:|---:|---:|---:|"
+	nr = 0
 	for (j = 1; j <= nd; j++) {
 		v = D[j]; if (!(v in seen)) continue
-		so = val(v, "off", "bench-nop"); si = val(v, "idle", "bench-nop")
-		ao = val(v, "off", "bench-openclose"); ai = val(v, "idle", "bench-openclose")
-		r1 = val(v, "syscall-1", "bench-openclose"); r100 = val(v, "syscall-100", "bench-openclose")
-		hit = val(v, "uring-hit", "bench-openclose"); s1 = val(v, "syscall-1", "bench-nop")
-		line = "- **" v "**:"
-		if (so != "" && si != "") line = line sprintf(" %+.1f/%+.1f instructions per skipped op (audit off/idle)", so, si) (s1 != "" ? sprintf(", %+.1f with a syscall rule loaded;", s1) : ";")
-		if (ao != "" && ai != "") line = line sprintf(" %+.1f/%+.1f per audited op (off/idle);", ao, ai)
-		if (r1 != "" && r100 != "") line = line sprintf(" %.1f more per syscall rule per audited op (1 to 100 rules);", (r100 - r1) / 99)
-		if (hit != "") line = line sprintf(" %+.0f per op when a record is emitted.", hit)
-		print line
+		pr = rule_cost(v); pc = rec_cost(v)
+		if (pr != "") { if (!nr++ || pr < rmin) rmin = pr; if (nr == 1 || pr > rmax) rmax = pr }
+		if (pc != "") { if (!nc++ || pc < cmin) cmin = pc; if (nc == 1 || pc > cmax) cmax = pc }
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", v, cell(v, "syscall-1", "bench-openclose"), cell(v, "syscall-10", "bench-openclose"),
+			cell(v, "syscall-100", "bench-openclose"), (pr == "" ? "—" : sprintf("%.1f", pr)), cell(v, "uring-miss", "bench-openclose"),
+			cell(v, "uring-hit", "bench-openclose"), (pc == "" ? "—" : big(pc))
 	}
 	print ""
-	print "### Throughput next to cost, and the bridge to hardware"
+	if (nr) printf "Per syscall rule: %.1f to %.1f instructions per audited op across the designs", rmin, rmax
+	if (nc) printf "; per emitted record: %s to %s", big(cmin), big(cmax)
+	if (nr || nc) print "."
 	print ""
-	print "The 2021 thread reported throughput on hardware (LWN: a random-read test \"slowed down by nearly 5%\""
-	print "with the hooks and no rules; seeds/000-article.md); the lab measures executed instructions per op."
-	print "Instructions are not cycles: under icount every instruction costs the same, while on hardware"
-	print "cache-hot, well-predicted hook code retires several per cycle, and a cache miss costs hundreds."
-	print "The bridge below divides Δ by a ~1,000-cycle op (peak-IOPS t/io_uring on hardware, as the 2021"
-	print "measurements ran it) at IPC 1 and IPC 4: a model, not a measurement. The fio column shows the"
-	print "denominator effect: fio spends ~6,000 guest instructions per read, so a fixed Δ is a small share."
+	print "### Throughput next to cost, and what a hardware model would need"
 	print ""
-	print "| design | state | Δ/skipped op | NOP ops/s | Δ/audited op | OPENAT+CLOSE ops/s | fio randread-qd128 Δ/op | fio ops/s | skipped-op Δ on a 1,000-cycle op, IPC 1 .. 4 |"
-	print "|---|---|---:|---:|---:|---:|---:|---:|---|"
+	print "The 2021 thread reported throughput on hardware (a random-read test \"slowed down by nearly 5%\" with the"
+	print "hooks and no rules); the lab counts executed instructions per op. ops/s below are per guest second"
+	print "(10^9 instructions), so they restate the Δ, not a hardware rate. A hardware estimate needs the extra"
+	print "instructions and memory accesses per op (from the attribution boots, `attribution.csv`: all symbols,"
+	print "seed 1), the extra i-cache lines (not measured) and a measured cycles-per-op for the op on the target"
+	print "machine (none in this lab): no cycles or percent-of-hardware figure is given."
+	print ""
+	print "| design | state | Δ/skipped op | NOP ops/s | Δ instr. / Δ mem. accesses per NOP (attribution) | Δ/audited op | OPENAT+CLOSE ops/s | fio randread-qd128 Δ/op | fio ops/s |"
+	print "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	for (j = 1; j <= nd; j++) {
 		v = D[j]; if (!(v in seen)) continue
 		for (t = 1; t <= 2; t++) {
 			s = t == 1 ? "off" : "idle"
-			x = val(v, s, "bench-nop")
-			br = x == "" ? "—" : sprintf("%+.2f%% .. %+.2f%%", z(x / 10), z(x / 40))
-			printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", v, s, cell(v, s, "bench-nop"), thr(v, s, "bench-nop"),
-				cell(v, s, "bench-openclose"), thr(v, s, "bench-openclose"), cell(v, s, "randread-qd128"), thr(v, s, "randread-qd128"), br
+			printf "| %s | %s | %s | %s | %s / %s | %s | %s | %s | %s |\n", v, s, cell(v, s, "bench-nop"), thr(v, s, "bench-nop"),
+				dins(v, s, "bench-nop"), dmem(v, s, "bench-nop"),
+				cell(v, s, "bench-openclose"), thr(v, s, "bench-openclose"), cell(v, s, "randread-qd128"), thr(v, s, "randread-qd128")
 		}
 	}
 	print ""
-}' "$summary"
+	print "bench-openclose is not attributed per symbol (the attribution boots run bench-nop and bench-read), so the"
+	print "audited-op Δs are not split per function in this run."
+	print ""
+}' "$summary" "$attribution" "$streams"
