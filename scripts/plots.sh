@@ -2,14 +2,20 @@
 # plots.sh RUN [--rules-workload W]: draw the figures of results/RUN/. Derives
 # one CSV per figure from summary.csv (and profile.csv) into results/RUN/plots/
 # and runs the gnuplot scripts in plots/ on it for a PNG and an SVG next to it:
-#   ops-per-variant-W   ops/s per variant and state, one figure per workload W
-#   overhead-W          overhead % vs nohooks per variant and state, A/A band
-#   rules-scaling-W     cost per op vs number of syscall rules, for one W
-#                       (--rules-workload, else bench-openclose, where every
+#   ops-per-variant-W   ops/s per variant and state, one figure per workload W,
+#                       axis from 0
+#   overhead-W          Δ per op vs nohooks per variant and state on one shared
+#                       axis, intervals drawn, the A/A control's interval as a
+#                       band, values printed
+#   rules-scaling-W     cost per op vs number of syscall rules (linear axis), for
+#                       one W (--rules-workload, else bench-openclose, where every
 #                       design audits, else the first that ran in syscall-N states)
 #   skipped-audited     per design: Δ per skipped op (NOP) against Δ per audited
 #                       op (OPENAT/CLOSE), audit idle, log scale
-#   profile-share-W     share of io_issue_sqe time in the audit hooks
+#   audit-share-W       share of the op's instructions in functions named
+#                       *audit* (the plugin's attribution.csv, exact counts)
+# Device-time workloads (measure device-time: per-op counts of spin) get no
+# figure: they are not hook-cost measures.
 # Titles say what the figure and its interval are, read from summary.csv's
 # estimator, interval and delta_interval columns (e.g. "minimum over 3 seeds
 # [range]" under tcg-icount), and mark device-time workloads as not a hook-cost
@@ -122,7 +128,7 @@ rows_of() { echo $(($(wc -l <"$1") - 1)); }
 labels() {
 	local out
 	out=$(awk -F, -v wl="$1" -v rules="${2:-0}" "$awk_lib"'
-		function kind(s) { sub(/ over .*/, "", s); sub(/ \(.*/, "", s); return s }
+		function kind(s) { sub(/ over .*/, "", s); sub(/ \(.*/, "", s); sub(/:.*/, "", s); return s }
 		function add(what, l) {
 			if ((what, l) in seen) return
 			seen[what, l] = 1; L[what] = L[what] (L[what] == "" ? "" : "; ") l
@@ -134,22 +140,22 @@ labels() {
 		{
 			e = f("estimator"); n = f("n"); k = kind(f("interval"))
 			s = " over " n " seed" (n == 1 ? "" : "s") " [" k "]"
-			add("ops", (e == "min" ? "maximum" : e) s)
-			add("ns", (e == "min" ? "minimum" : e) s)
-			if (f("delta_interval") != "" && f("delta_interval") !~ /^none/) add("d", f("delta_interval"))
+			add("ops", (e == "min" ? "maximum" : e == "exact" ? "exact value" : e) s)
+			add("ns", (e == "min" ? "minimum" : e == "exact" ? "exact value" : e) s)
+			if (f("delta_interval") != "" && f("delta_interval") !~ /^none/) { add("d", f("delta_interval")); add("dk", kind(f("delta_interval"))) }
 			if (f("measure") == "device-time") dev = 1
 		}
 		END {
 			if (bad) exit bad
-			printf "%s\t%s\t%s\t%d\n", L["ops"] == "" ? "none" : L["ops"], L["ns"] == "" ? "none" : L["ns"], \
-				L["d"] == "" ? "none" : L["d"], dev
+			printf "%s\t%s\t%s\t%d\t%s\n", L["ops"] == "" ? "none" : L["ops"], L["ns"] == "" ? "none" : L["ns"], \
+				L["d"] == "" ? "none" : L["d"], dev, L["dk"] == "" ? "none" : L["dk"]
 		}' "$summary") || return 1
-	local ops ns d dev re='^[][A-Za-z0-9 .,%;()=x+-]+$'
-	IFS=$'\t' read -r ops ns d dev <<<"$out"
+	local ops ns d dev dk re='^[][A-Za-z0-9 .,%;:()=x+-]+$'
+	IFS=$'\t' read -r ops ns d dev dk <<<"$out"
 	# the labels go into gnuplot -e between single quotes
-	[[ $ops =~ $re && $ns =~ $re && $d =~ $re && $dev =~ ^[01]$ ]] ||
+	[[ $ops =~ $re && $ns =~ $re && $d =~ $re && $dk =~ $re && $dev =~ ^[01]$ ]] ||
 		die_usage "plots: odd estimator/interval labels for $1 in results/$run/summary.csv ($out); regenerate it with ./run.sh summary $run"
-	echo "opslabel='$ops'; nslabel='$ns'; dlabel='$d'; devtime=$dev"
+	echo "opslabel='$ops'; nslabel='$ns'; dlabel='$d'; dkind='$dk'; devtime=$dev"
 }
 
 # draw FIGURE BASE CAPTION VARS: run plots/FIGURE.gp on BASE.csv into BASE.png
@@ -200,7 +206,38 @@ bars_csv() {
 		}' "$summary"
 }
 
+# delta_csv WORKLOAD: cluster,state,variant,delta,ci_lo,ci_hi,aa_lo,aa_hi for
+# every variant but nohooks; aa_lo/aa_hi = the A/A control's Δ interval in that
+# state (NaN without one): the band of what seed noise alone gives
+delta_csv() {
+	awk -F, -v wl="$1" "$awk_lib"'
+		FNR == 1 { delete c; header("'"$sumcols"' delta_ns_per_op delta_ci_lo delta_ci_hi"); next }
+		{ check_row() }
+		f("workload") != wl { next }
+		NR == FNR { if (f("variant") == "nohooks-aa") { alo[f("state")] = f("delta_ci_lo"); ahi[f("state")] = f("delta_ci_hi") } next }
+		f("variant") == "nohooks" || f("delta_ns_per_op") == "" { next }
+		{
+			s2 = f("state")
+			if (!(s2 in have)) { have[s2] = 1; st[nst++] = s2 }
+			line[n + 0] = f("variant") "," f("delta_ns_per_op") "," num(f("delta_ci_lo")) "," num(f("delta_ci_hi")) "," \
+				num(alo[s2]) "," num(ahi[s2])
+			lst[n++] = s2
+		}
+		END {
+			if (bad) exit bad
+			order_states()
+			print "cluster,state,variant,delta,ci_lo,ci_hi,aa_lo,aa_hi"
+			for (i = 0; i < n; i++) print pos[lst[i]] "," lst[i] "," line[i]
+		}' "$summary" "$summary"
+}
+# device-time workloads: no figure (spin per op, not hooks)
+devtime_wls=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $c["measure"] == "device-time" { print $c["workload"] }' "$summary" | sort -u)
+
 for w in $workloads; do
+	if grep -qxF -- "$w" <<<"$devtime_wls"; then
+		log "plots: skip ops-per-variant-$w and overhead-$w: device-time workload, not a hook-cost measure"
+		continue
+	fi
 	# --- ops/s per variant ---
 	base=ops-per-variant-$w
 	bars_csv "$w" ops_per_sec median_ops_per_sec ops_ci_lo ops_ci_hi >"$stage/$base.csv"
@@ -213,22 +250,18 @@ for w in $workloads; do
 			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; $lbl"
 	fi
 
-	# --- overhead vs nohooks, with the A/A band ---
+	# --- Δ per op vs nohooks, one shared axis, the A/A band ---
 	base=overhead-$w
-	bars_csv "$w" overhead_pct overhead_pct overhead_ci_lo overhead_ci_hi "aa_floor_pct codegen_floor_pct" nohooks >"$stage/$base.csv"
+	delta_csv "$w" >"$stage/$base.csv"
 	if (($(rows_of "$stage/$base.csv") == 0)); then
-		log "plots: skip $base: no overhead values for $w (needs nohooks and another variant with ok cells in the same state)"
+		log "plots: skip $base: no Δ values for $w (needs nohooks and another variant with ok cells in the same state)"
 		rm -f "$stage/$base.csv"
 	else
-		has_floor=$(awk -F, 'NR > 1 && $7 != "NaN" { print 1; exit }' "$stage/$base.csv")
-		has_cg=$(awk -F, 'NR > 1 && $8 != "NaN" { print 1; exit }' "$stage/$base.csv")
-		[[ -n $has_floor ]] || log "plots: $base: no A/A control (nohooks-aa with n >= 2) for $w; drawn without a seed floor"
-		[[ -n $has_cg ]] || log "plots: $base: no codegen A/A control (nohooks-codegen) for $w; drawn without a codegen floor"
+		has_aa=$(awk -F, 'NR > 1 && $7 != "NaN" { print 1; exit }' "$stage/$base.csv")
+		[[ -n $has_aa ]] || log "plots: $base: no A/A control (nohooks-aa) for $w; drawn without the seed-noise band"
 		lbl=$(labels "$w")
-		# the state names in cluster order, one panel each
-		states=$(awk -F, 'NR > 1 { print $1, $2 }' "$stage/$base.csv" | sort -un | awk '{ print $2 }' | paste -sd' ' -)
-		draw overhead "$base" "overhead % vs nohooks, $w (a panel per state)" \
-			"variants='$(variants_of "$stage/$base.csv" variant)'; states='$states'; workload='$w'; has_floor=${has_floor:-0}; has_cg=${has_cg:-0}; width=1200; height=700; $lbl"
+		draw overhead "$base" "Δ per op vs nohooks, $w (one axis)" \
+			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; has_aa=${has_aa:-0}; width=1200; height=640; $lbl"
 	fi
 done
 
@@ -296,43 +329,29 @@ else
 	draw skipped-audited "$base" "Δ per skipped op (NOP) against Δ per audited op (OPENAT/CLOSE), audit idle" "$(labels bench-nop)"
 fi
 
-# --- share of io_issue_sqe time in the audit hooks, from the ftrace profile ---
-profile=$dir/profile.csv
-if [[ ! -f $profile ]]; then
-	log "plots: skip profile-share: results/$run has no profile.csv (the run was not profiled)"
+# --- share of the op's instructions in audit functions, from the plugin ---
+# (not from ftrace: its times include ~147 instructions of its own per call)
+attribution=$dir/attribution.csv
+if [[ ! -f $attribution ]]; then
+	log "plots: skip audit-share: results/$run has no attribution.csv (no attribution boots)"
 else
 	# shellcheck disable=SC2016 # awk source
 	awk -F, -v outdir="$stage" "$awk_lib"'
-		FNR == 1 { header("variant state workload rep function hits total_ns avg_ns"); next }
+		FNR == 1 { header("variant state workload symbol instructions_per_op"); next }
 		{ check_row() }
 		{
 			k = f("variant") SUBSEP f("state") SUBSEP f("workload")
-			kr = k SUBSEP f("rep")
 			if (!(k in seen)) { seen[k] = 1; keys[nk++] = k }
-			if (!(kr in rseen)) { rseen[kr] = 1; reps[k] = reps[k] " " f("rep") }
 		}
-		# top-level hooks only: with graph-time their callees are already inside them
-		f("function") ~ /^__audit_uring_(entry|exit)$/ {
-			hook[kr] += f("avg_ns") * f("hits")
-		}
-		f("function") == "io_issue_sqe" { issue[kr] += f("total_ns") }
+		f("symbol") == "[total]" { tot[k] = f("instructions_per_op"); next }
+		f("symbol") ~ /audit/ { aud[k] += f("instructions_per_op") }
 		END {
 			if (bad) exit bad
 			for (i = 0; i < nk; i++) {
 				k = keys[i]; split(k, p, SUBSEP); w = p[3]
-				nr = split(substr(reps[k], 2), rl, " ")
-				H = 0; I = 0; lo = ""; hi = ""; used = 0
-				for (j = 1; j <= nr; j++) {
-					kr = k SUBSEP rl[j]
-					if (!(issue[kr] > 0)) continue
-					used++; H += hook[kr]; I += issue[kr]
-					sh = 100 * hook[kr] / issue[kr]
-					if (lo == "" || sh < lo) lo = sh
-					if (hi == "" || sh > hi) hi = sh
-				}
-				if (!used) continue
+				if (!(tot[k] > 0)) continue
 				if (!(w in wseen)) { wseen[w] = 1; wl[nw++] = w }
-				row[w, ++nrow[w]] = p[2] "," p[1] "," sprintf("%.3f,%.3f,%.3f,%d,%.0f,%.0f", 100 * H / I, lo, hi, used, H, I)
+				row[w, ++nrow[w]] = p[2] "," p[1] "," sprintf("%.3f,%.4f,%.4f", 100 * aud[k] / tot[k], aud[k], tot[k])
 				if (!((w, p[2]) in sseen)) { sseen[w, p[2]] = 1; wst[w, nws[w]++] = p[2] }
 			}
 			for (a = 0; a < nw; a++) {
@@ -340,25 +359,23 @@ else
 				delete st; delete pos
 				for (b = 0; b < nst; b++) st[b] = wst[w, b]
 				order_states()
-				out = outdir "/profile-share-" w ".csv"
-				print "cluster,state,variant,share_pct,rep_min_pct,rep_max_pct,reps,hook_ns,io_issue_sqe_ns" > out
+				out = outdir "/audit-share-" w ".csv"
+				print "cluster,state,variant,share_pct,audit_instructions_per_op,total_instructions_per_op" > out
 				for (b = 1; b <= nrow[w]; b++) {
 					split(row[w, b], q, ",")
 					print pos[q[1]] "," row[w, b] > out
 				}
 				close(out)
 			}
-		}' "$profile"
+		}' "$attribution"
 	shopt -s nullglob
-	pcsv=("$stage"/profile-share-*.csv)
+	acsv=("$stage"/audit-share-*.csv)
 	shopt -u nullglob
-	if ((${#pcsv[@]} == 0)); then
-		log "plots: skip profile-share: profile.csv has no io_issue_sqe time (total_ns) to divide by"
-	fi
-	for f in "${pcsv[@]}"; do
+	((${#acsv[@]})) || log "plots: skip audit-share: attribution.csv has no [total] rows to divide by"
+	for f in "${acsv[@]}"; do
 		base=$(basename "$f" .csv)
-		w=${base#profile-share-}
-		draw profile-share "$base" "share of io_issue_sqe time in audit hooks, $w" \
+		w=${base#audit-share-}
+		draw audit-share "$base" "share of the op's instructions in audit functions, $w (plugin attribution)" \
 			"variants='$(variants_of "$f" variant)'; workload='$w'"
 	done
 fi
