@@ -1,18 +1,24 @@
 #!/bin/bash
-# rerun-check.sh [--tol X] [--out FILE] RUN_A RUN_B: do two runs of the same
-# matrix reach the same conclusions? For every (variant, state, workload) with
-# a Δ versus the baseline in both summary.csv files: Δ in A and in B, their
-# difference, and both significance verdicts. Prints the cells that disagree
-# (a verdict that flips, or |Δ_B - Δ_A| > X, default 0.1 unit/op), then the
-# counts per measure (hook-cost, device-time) and per workload.
+# rerun-check.sh [--tol X] [--out FILE] [--same-seeds] RUN_A RUN_B: do two runs
+# of the same matrix reach the same conclusions? A rerun samples NEW seeds
+# (./run.sh matrix --seed-base N): runs whose cells.csv share a seed are
+# refused (exit 2) unless --same-seeds says this is a repeatability check of
+# the same seeds, and the output says so.
+# For every (variant, state, workload) with a Δ versus the baseline in both
+# summary.csv files: Δ in A and in B, their difference, both verdicts, and
+# whether each run's Δ interval holds the other run's Δ. Prints the cells that
+# disagree (a verdict that flips, or |Δ_B - Δ_A| > X, default 0.1 unit/op),
+# then per measure: verdict agreement, Δ agreement, interval coverage of the
+# other run's estimate (tested cells, against the coverage the intervals
+# state; exact cells: Δ equal within 0.01), and the control cells (A/A,
+# codegen) significant in each run.
 # Exit 0 when every hook-cost verdict agrees, 1 when one flips, 2 on bad input.
-# A verdict is not a verdict if it flips on a rerun (issue 14).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-usage="usage: rerun-check.sh [--tol X] [--out FILE] RUN_A RUN_B"
-tol=0.1 out="" runs=()
+usage="usage: rerun-check.sh [--tol X] [--out FILE] [--same-seeds] RUN_A RUN_B"
+tol=0.1 out="" same_seeds=0 runs=()
 while (($#)); do
 	case $1 in
 	--tol | --out)
@@ -20,6 +26,7 @@ while (($#)); do
 		[[ $1 == --tol ]] && tol=$2 || out=$2
 		shift 2
 		;;
+	--same-seeds) same_seeds=1 && shift ;;
 	-h | --help) die_usage "$usage" ;;
 	-*) die_usage "rerun-check: unknown option '$1'; $usage" ;;
 	*) runs+=("$1") && shift ;;
@@ -30,22 +37,43 @@ done
 for r in "${runs[@]}"; do
 	d=$(results_dir "$r")
 	[[ -f $d/summary.csv ]] || die_usage "rerun-check: no results/$r/summary.csv; run ./run.sh summary $r first"
+	[[ -f $d/cells.csv ]] || die_usage "rerun-check: no results/$r/cells.csv: its seeds are unknown"
 done
 if [[ -n $out ]]; then
 	[[ -d $(dirname "$out") ]] || die_usage "rerun-check: --out $out: directory $(dirname "$out") does not exist"
 fi
-sa=$(results_dir "${runs[0]}")/summary.csv sb=$(results_dir "${runs[1]}")/summary.csv
+da=$(results_dir "${runs[0]}") db=$(results_dir "${runs[1]}")
+
+# seeds_of CELLS: the distinct seeds of its ok rows, sorted
+seeds_of() {
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; if (!("seed" in c)) { bad = 1; exit } next }
+		$c["status"] == "ok" { print $c["seed"] }
+		END { exit bad ? 2 : 0 }' "$1" | sort -nu
+}
+seeds_a=$(seeds_of "$da/cells.csv") || die_usage "rerun-check: $da/cells.csv has no seed column"
+seeds_b=$(seeds_of "$db/cells.csv") || die_usage "rerun-check: $db/cells.csv has no seed column"
+shared=$(comm -12 <(echo "$seeds_a" | sort) <(echo "$seeds_b" | sort) | sort -n | paste -sd' ')
+range() { awk 'NR == 1 { lo = $1 } { hi = $1; n++ } END { printf "%d seeds, %s..%s", n, lo, hi }' <<<"$1"; }
+if [[ -n $shared ]] && ((!same_seeds)); then
+	die_usage "rerun-check: ${runs[0]} and ${runs[1]} share seeds ($shared): not a rerun with new seeds; rerun the matrix with --seed-base N (seeds N+1.., A/A N+1001..) disjoint from both, or pass --same-seeds for a repeatability check"
+fi
+if [[ -n $shared ]]; then
+	seednote="SAME SEEDS ($shared): a repeatability check of the same seeds, not independent samples; coverage below is not a test of the intervals"
+else
+	seednote="disjoint seeds: A $(range "$seeds_a"), B $(range "$seeds_b")"
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
 # shellcheck disable=SC2016 # awk source
-awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" '
+awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" -v seednote="$seednote" '
 	function abs(x) { return x < 0 ? -x : x }
+	function inside(x, lo, hi) { return lo != "" && hi != "" && x + 0 >= lo - 1e-9 && x + 0 <= hi + 1e-9 }
 	FNR == 1 {
 		delete c
 		for (i = 1; i <= NF; i++) c[$i] = i
-		split("variant state workload delta_ns_per_op significant measure", need, " ")
+		split("variant state workload delta_ns_per_op delta_ci_lo delta_ci_hi significant measure method delta_coverage", need, " ")
 		for (i in need) if (!(need[i] in c)) { printf "rerun-check: %s has no %s column; regenerate it with ./run.sh summary\n", FILENAME, need[i] > "/dev/stderr"; bad = 2; exit 2 }
 		file++
 		next
@@ -54,12 +82,15 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 		k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["workload"]
 		if ($c["delta_ns_per_op"] == "") next
 		D[file, k] = $c["delta_ns_per_op"]; SIG[file, k] = $c["significant"]; M[k] = $c["measure"]
+		LO[file, k] = $c["delta_ci_lo"]; HI[file, k] = $c["delta_ci_hi"]; ME[file, k] = $c["method"]; CV[file, k] = $c["delta_coverage"]
+		if ($c["variant"] ~ /^nohooks-(aa|codegen)$/ && $c["significant"] == "yes") ctl[file] = ctl[file] " " $c["variant"] "/" $c["state"] "/" $c["workload"]
 		if (file == 1) K[nk++] = k
 	}
 	END {
 		if (bad) exit bad
-		print "variant,state,workload,measure,delta_a,delta_b,delta_change,significant_a,significant_b,verdict_agrees,delta_agrees" > csv
-		printf "rerun-check: A = %s, B = %s; Δ = cost per op versus the baseline; tolerance %s per op\n\n", a, b, tol
+		print "variant,state,workload,measure,delta_a,delta_b,delta_change,significant_a,significant_b,verdict_agrees,delta_agrees,method_a,method_b,b_in_a_interval,a_in_b_interval" > csv
+		printf "rerun-check: A = %s, B = %s; Δ = cost per op versus the baseline; tolerance %s per op\n", a, b, tol
+		printf "%s\n\n", seednote
 		printf "%-16s %-12s %-20s %-11s %12s %12s %9s  %s\n", "variant", "state", "workload", "measure", "Δ A", "Δ B", "B - A", "verdict A/B"
 		for (i = 0; i < nk; i++) {
 			k = K[i]
@@ -68,21 +99,34 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 			dd = D[2, k] - D[1, k]
 			va = (SIG[1, k] == SIG[2, k]); da = (abs(dd) <= tol + 1e-9)
 			n[m]++; if (va) vok[m]++; if (da) dok[m]++
+			bina = inside(D[2, k], LO[1, k], HI[1, k]); ainb = inside(D[1, k], LO[2, k], HI[2, k])
+			if (ME[1, k] == "exact" && ME[2, k] == "exact") { nex[m]++; if (abs(dd) < 0.01 + 1e-9) exok[m]++ }
+			if (ME[1, k] == "rank-sum" && ME[2, k] == "rank-sum") {
+				nt[m]++; cba[m] += bina; cab[m] += ainb; sa[m] += CV[1, k]; sb[m] += CV[2, k]
+			}
 			wl = p[3] SUBSEP m; nw[wl]++; if (da) wok[wl]++; if (!(wl in wseen)) { wseen[wl] = 1; W[nwl++] = wl }
 			if (abs(dd) > maxd[m]) { maxd[m] = abs(dd); maxk[m] = p[1] " / " p[2] " / " p[3] }
 			if (!va && m == "hook-cost") flips++
-			printf "%s,%s,%s,%s,%s,%s,%.3f,%s,%s,%s,%s\n", p[1], p[2], p[3], m, D[1, k], D[2, k], dd, SIG[1, k], SIG[2, k], va ? "yes" : "no", da ? "yes" : "no" > csv
+			printf "%s,%s,%s,%s,%s,%s,%.3f,%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], p[3], m, D[1, k], D[2, k], dd, SIG[1, k], SIG[2, k], \
+				va ? "yes" : "no", da ? "yes" : "no", ME[1, k], ME[2, k], bina ? "yes" : "no", ainb ? "yes" : "no" > csv
 			if (!va || !da)
 				printf "%-16s %-12s %-20s %-11s %12.3f %12.3f %+9.3f  %s/%s%s\n", p[1], p[2], p[3], m, D[1, k], D[2, k], dd, SIG[1, k], SIG[2, k], va ? "" : "  FLIP"
 		}
 		print ""
-		for (m in n)
-			printf "%s cells: %d compared, verdicts agree in %d, Δ within %s in %d; largest |B - A| %.3f (%s)\n", m, n[m], vok[m], tol, dok[m], maxd[m], maxk[m]
+		for (m in n) {
+			printf "%s cells: %d compared, verdicts agree in %d (%.1f%%), Δ within %s in %d; largest |B - A| %.3f (%s)\n", m, n[m], vok[m], 100 * vok[m] / n[m], tol, dok[m], maxd[m], maxk[m]
+			if (nex[m]) printf "  exact in both: %d, Δ equal within 0.01 in %d\n", nex[m], exok[m]
+			if (nt[m]) printf "  tested in both: %d; A'"'"'s intervals hold B'"'"'s Δ in %d (%.1f%%, stated coverage %.1f%% on average), B'"'"'s hold A'"'"'s in %d (%.1f%%, stated %.1f%%)\n", \
+				nt[m], cba[m], 100 * cba[m] / nt[m], 100 * sa[m] / nt[m], cab[m], 100 * cab[m] / nt[m], 100 * sb[m] / nt[m]
+		}
+		print "  (an interval for the shift covers the true shift at its stated rate; the other run'"'"'s estimate has its own noise, so it falls inside less often)"
+		print ""
+		printf "control cells (nohooks-aa, nohooks-codegen) significant: A %s; B %s\n", ctl[1] == "" ? "none" : substr(ctl[1], 2), ctl[2] == "" ? "none" : substr(ctl[2], 2)
 		print ""
 		print "Δ within tolerance, per workload:"
 		for (i = 0; i < nwl; i++) { split(W[i], q, SUBSEP); printf "  %-20s %-11s %d of %d\n", q[1], q[2], wok[W[i]], nw[W[i]] }
 		exit flips ? 1 : 0
-	}' "$sa" "$sb" || rc=$?
+	}' "$da/summary.csv" "$db/summary.csv" || rc=$?
 ((rc == 2)) && exit 2
 if [[ -n $out ]]; then
 	cp "$tmp/out.csv" "$out.tmp"

@@ -422,21 +422,36 @@ check "compare --out FILE writes labstat's CSV there" compare_out_ok
 
 # --- rerun-check -----------------------------------------------------------------------
 # a rerun that reproduces synth-a exactly, and one in which a verdict flips
+# (their cells.csv: synth-a's with every seed moved by 100, a rerun with --seed-base 100)
 mkdir -p "$R/synth-a2" "$R/synth-flip"
 cp "$R/synth-a/summary.csv" "$R/synth-a2/"
+for d in synth-a2 synth-flip; do
+	awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next } { $c["seed"] += 100; print }' \
+		"$R/synth-a/cells.csv" >"$R/$d/cells.csv"
+done
 awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
 	$c["variant"] == "rfc" && $c["state"] == "idle" && $c["workload"] == "bench-nop" { $c["significant"] = "no"; $c["delta_ns_per_op"] += 0.5 }
 	{ print }' "$R/synth-a/summary.csv" >"$R/synth-flip/summary.csv"
 run rerun_same "$scripts/rerun-check.sh" synth-a synth-a2
 rerun_same_ok() {
-	rc_is rerun_same 0 && grep -qE '^hook-cost cells: ([0-9]+) compared, verdicts agree in \1, Δ within 0.1 in \1;' "$tmp/rerun_same.out" &&
-		! grep -q FLIP "$tmp/rerun_same.out"
+	rc_is rerun_same 0 && grep -qE '^hook-cost cells: ([0-9]+) compared, verdicts agree in \1 \(100\.0%\), Δ within 0.1 in \1;' "$tmp/rerun_same.out" &&
+		! grep -q FLIP "$tmp/rerun_same.out" &&
+		grep -qxF 'disjoint seeds: A 6 seeds, 1..1003, B 6 seeds, 101..1103' "$tmp/rerun_same.out" &&
+		grep -qxF "  tested in both: 12; A's intervals hold B's Δ in 12 (100.0%, stated coverage 93.5% on average), B's hold A's in 12 (100.0%, stated 93.5%)" "$tmp/rerun_same.out" &&
+		grep -qxF '  exact in both: 12, Δ equal within 0.01 in 12' "$tmp/rerun_same.out" &&
+		grep -qxF 'control cells (nohooks-aa, nohooks-codegen) significant: A none; B none' "$tmp/rerun_same.out"
 }
 check "rerun-check: a rerun with the same summary agrees on every verdict and Δ, exit 0" rerun_same_ok
+run rerun_seeds "$scripts/rerun-check.sh" synth-a synth-a
+check "rerun-check: two runs sharing seeds are refused, one line naming the seeds, exit 2" \
+	exits_2_saying rerun_seeds "share seeds (1 2 3 1001 1002 1003): not a rerun with new seeds"
+run rerun_same_seeds "$scripts/rerun-check.sh" --same-seeds synth-a synth-a
+check "rerun-check --same-seeds: runs, and says it is a repeatability check, not independent samples" \
+	both rc_is rerun_same_seeds 0 -- grep -qF 'SAME SEEDS (1 2 3 1001 1002 1003): a repeatability check' "$tmp/rerun_same_seeds.out"
 run rerun_flip "$scripts/rerun-check.sh" --out "$tmp/rerun.csv" synth-a synth-flip
 rerun_flip_ok() {
 	rc_is rerun_flip 1 && grep -qE '^rfc +idle +bench-nop +hook-cost .* \+0\.500 +yes/no +FLIP$' "$tmp/rerun_flip.out" &&
-		grep -q '^rfc,idle,bench-nop,hook-cost,.*,yes,no,no,no$' "$tmp/rerun.csv"
+		grep -q '^rfc,idle,bench-nop,hook-cost,.*,yes,no,no,no,exact,exact,no,yes$' "$tmp/rerun.csv"
 }
 check "rerun-check: a flipped verdict (and a Δ moved by 0.5) is listed as FLIP, written to --out, exit 1" rerun_flip_ok
 run bad_rerun "$scripts/rerun-check.sh" --tol x synth-a synth-a2
