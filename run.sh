@@ -19,7 +19,8 @@ usage: ./run.sh COMMAND [ARGS]
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
   compare RUN_A RUN_B        per-cell change between two runs, with CIs
-  rerun-check RUN_A RUN_B    do two runs of one matrix agree on every verdict and Δ?
+  rerun-check [--same-seeds] RUN_A RUN_B
+                             two runs with disjoint seeds: verdicts, Δs, interval coverage
   publish RUN_DIR            make a finished run the published one (results/, raw.tar.xz)
   disasm VARIANT [FUNCTION]  objdump of FUNCTION (io_issue_sqe) against nohooks
   explain VARIANT [--function F] [--workload W] [--state S] [--base B]
