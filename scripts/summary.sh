@@ -1,10 +1,10 @@
 #!/bin/bash
 # summary.sh RUN: recompute results/RUN/summary.csv from results/RUN/cells.csv
-# with bench/labstat: the estimator matched to the accelerator's noise
-# (tcg-icount: minimum over seeds with the range; real-time accels: median,
-# bootstrap CI only at n >= 10, else the range; the interval column says
-# which), overhead versus nohooks, the seed floor (nohooks-aa) and the codegen
-# floor (nohooks-codegen); device-time workloads are never starred.
+# with bench/labstat: exact cells (tcg-icount, every seed within 0.01) get the
+# exact delta; noisy cells the rank-sum test, the Hodges-Lehmann shift and its
+# interval, against nohooks pooled with the A/A control nohooks-aa;
+# Benjamini-Hochberg over all hook-cost cells (labstat -h); device-time
+# workloads are never starred.
 # Summaries are never edited by hand: this is the only writer.
 set -euo pipefail
 # shellcheck source=../lib/common.sh

@@ -134,7 +134,7 @@ R=$LAB_RESULTS
 make_run "$R/synth-a"
 make_run "$R/synth-b" 1.10
 rm "$R/synth-b/profile.csv"
-# no syscall-N states and no profile: rules-scaling and profile-share skip
+# no syscall-N states and no attribution: rules-scaling and audit-share skip
 mkdir -p "$R/nosys"
 grep -v ',syscall-' "$R/synth-a/cells.csv" >"$R/nosys/cells.csv"
 cp "$R/synth-a/manifest.json" "$R/nosys/"
@@ -348,8 +348,8 @@ noise_rule_ok() {
 check "noise and significance prose states labstat's rule (exact, rank-sum, BH with its counts) and no floor" noise_rule_ok
 
 # artefacts: a device-time workload (randread-polled, from its workload file),
-# noaudit (+2% with audit off, n/a elsewhere), a codegen A/A control at +0.6%
-# and a variant 'tiny' at +0.3%: beyond the seed floor, inside the codegen floor
+# noaudit (+2% with audit off, n/a elsewhere), a codegen control at +0.6%
+# and a variant 'tiny' at +0.3% whose seeds interleave with the A/A control's
 mkdir -p "$R/artef"
 awk -F, -v OFS=, 'NR == 1 { print; next }
 	{ print }
