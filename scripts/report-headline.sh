@@ -171,7 +171,7 @@ END {
 	print "### Throughput next to cost, and what a hardware model would need"
 	print ""
 	print "The 2021 thread reported throughput on hardware (a random-read test \"slowed down by nearly 5%\" with the"
-	print "hooks and no rules); the lab counts executed instructions per op. ops/s below are per guest second"
+	print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it); the lab counts executed instructions per op. ops/s below are per guest second"
 	print "(10^9 instructions), so they restate the Δ, not a hardware rate. A hardware estimate needs the extra"
 	print "instructions and memory accesses per op (from the attribution boots, `attribution.csv`: all symbols,"
 	print "seed 1), the extra i-cache lines (not measured) and a measured cycles-per-op for the op on the target"
