@@ -16,7 +16,7 @@ mkdir -p "$out" "$bindir"
 exec 9>"$out/lock"
 flock 9
 
-make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
+flock "$bindir/.build.lock" make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
 
 # auditctl comes from auditd's .deb unpacked into the cache, never from an
 # installed auditd (that would start a daemon on the host: scripts/setup.sh)

@@ -12,6 +12,8 @@ flavor=""
 [[ ${1:-} == --debug ]] && { flavor=-debug; shift; }
 v=${1:-}
 check_variant "$v"
+(($# <= 1)) || die_usage "build: unexpected argument '$2' (usage: build.sh [--debug] VARIANT)"
+[[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
 vdir=$(variants_dir)/$v
 tree=$(tree_of "$v")
 build=$(build_of "$v")$flavor

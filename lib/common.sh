@@ -111,23 +111,32 @@ refuse_links() {
 	[[ -z $l ]] || die "$l is a symbolic link; the lab never writes through links in a run dir (remove it)"
 }
 
-# save FILE: write stdin to FILE atomically: into a new temp file (mktemp, in
-# FILE's dir, so never an existing file or link) moved over FILE with mv -T.
-# A failed write (a full disk) leaves FILE as it was and no temp file.
+# save FILE CMD [ARGS...]: CMD's stdout becomes FILE, atomically: written to
+# a new temp file (mktemp, in FILE's dir: never an existing file or a link)
+# and moved over FILE (mv -T) only if CMD and every write succeeded. A
+# failure (a full disk) leaves FILE as it was, no temp file, and one line.
+# CMD runs under set -e of its own; do not call save after || or && (bash
+# would turn that off), it dies itself.
 save() {
-	local f=$1 t
-	[[ ! -L $f ]] || die "$f is a symbolic link; not writing through it"
-	t=$(mktemp "$(dirname "$f")/.$(basename "$f").XXXXXX") || die "cannot create a temp file beside $f"
-	if ! cat >"$t"; then
+	local f=$1 t rc
+	shift
+	[[ ! -L $f ]] || die "$f is a symbolic link; the lab never writes through a link"
+	t=$(mktemp "$(dirname "$f")/.$(basename "$f").XXXXXX" 2>/dev/null) ||
+		die "cannot create a file in $(dirname "$f") for $(basename "$f")$(df_free "$(dirname "$f")")"
+	set +e
+	(set -e; "$@" >"$t")
+	rc=$?
+	set -e
+	if ((rc == 0)); then chmod 644 "$t" && mv -T "$t" "$f" || rc=$?; fi
+	if ((rc)); then
 		rm -f "$t"
-		die "writing $f failed: $(df_free "$(dirname "$f")")"
+		die "writing $f failed (rc $rc); it is left as it was$(df_free "$(dirname "$f")")"
 	fi
-	chmod 644 "$t"
-	mv -T "$t" "$f" || { rm -f "$t"; die "renaming $t to $f failed"; }
 }
-# df_free DIR: "no space left on DEVICE, free N MB" style text for errors
+# df_free DIR: ": no space left on DEVICE, free N MB" when DIR's file system
+# is (nearly) full, else nothing
 df_free() {
-	df -Pm "$1" 2>/dev/null | awk 'NR == 2 { printf "no space left on %s? free %s MB", $1, $4 }'
+	df -Pm "$1" 2>/dev/null | awk 'NR == 2 && $4 + 0 < 2 { printf ": no space left on %s, free %s MB", $1, $4 }'
 }
 
 # results_dir RUN: the run's directory under results/, RUN checked first
@@ -298,7 +307,8 @@ read_matrix_conf() {
 # can look newer than this checkout's source.
 host_tool() {
 	mkdir -p "$2"
-	make -s -B -C "$LAB_ROOT/$1" O="$2" "$2/$3" >&2 || die "building $3 failed (make -C $1)"
+	# one builder at a time (test files run in parallel share the cache)
+	flock "$2/.build.lock" make -s -B -C "$LAB_ROOT/$1" O="$2" "$2/$3" >&2 || die "building $3 failed (make -C $1)"
 	echo "$2/$3"
 }
 

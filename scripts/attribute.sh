@@ -172,12 +172,13 @@ for j in "${jobs[@]}"; do
 done
 while ((${#running[@]})); do finish_one; done
 
-{
+attribution_csv() {
 	echo "variant,state,workload,seed,accel,unit,symbol,instructions_per_op,mem_accesses_per_op,calls_per_op"
 	for j in "${jobs[@]}"; do
 		read -r v s _ <<<"$j"
-		[[ -f $dir/attribution/$v.$s.csv ]] && cat "$dir/attribution/$v.$s.csv"
+		if [[ -f $dir/attribution/$v.$s.csv ]]; then cat "$dir/attribution/$v.$s.csv"; fi
 	done
-} | save "$dir/attribution.csv"
+}
+save "$dir/attribution.csv" attribution_csv
 log "attribute: $dir/attribution.csv ($((total - failed)) of $total boots, $(fmt_secs $(($(now) - start))))"
 ((failed == 0))

@@ -83,9 +83,13 @@ if [[ -z $resume ]]; then
 	mkdir -p "$dir/cells" "$dir/raw"
 	# a failed write (a full disk) removes the claim again: no run dir with
 	# an empty matrix.conf is left to block the run id
-	printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\n' \
-		"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" | (save "$dir/matrix.conf") ||
-		{ rm -rf "$dir"; die "matrix: could not write $dir/matrix.conf; nothing was run"; }
+	conf() {
+		printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\n' \
+			"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile"
+	}
+	trap 'rm -rf "$dir"' EXIT
+	save "$dir/matrix.conf" conf
+	trap - EXIT
 fi
 log "matrix: run $(basename "$dir") on $accel: variants=$variants states=$states workloads=${workloads:-per state} reps=$reps runtime=${runtime}s profile=$profile"
 
@@ -200,20 +204,22 @@ log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time$( ((ov
 
 # write_run_csvs: cells.csv (and profile.csv) from the per-boot files, in boot
 # order; called after every boot, so a killed run leaves a current cells.csv
-write_run_csvs() {
+cells_csv() {
 	local bb bv bs br
-	{
-		echo "$header"
-		for bb in "${boots[@]}"; do
-			read -r bv bs br <<<"$bb"
-			[[ -f $dir/cells/$bv.$bs.$br.csv ]] && cat "$dir/cells/$bv.$bs.$br.csv"
-		done
-	} | save "$dir/cells.csv"
+	echo "$header"
+	for bb in "${boots[@]}"; do
+		read -r bv bs br <<<"$bb"
+		if [[ -f $dir/cells/$bv.$bs.$br.csv ]]; then cat "$dir/cells/$bv.$bs.$br.csv"; fi
+	done
+}
+profile_csv() {
+	echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
+	cat "$dir"/cells/*.profile
+}
+write_run_csvs() {
+	save "$dir/cells.csv" cells_csv
 	if compgen -G "$dir/cells/*.profile" >/dev/null; then
-		{
-			echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
-			cat "$dir"/cells/*.profile
-		} | save "$dir/profile.csv"
+		save "$dir/profile.csv" profile_csv
 	fi
 }
 
@@ -348,7 +354,8 @@ done
 not_run=0
 for i in "${!boots[@]}"; do [[ ${boot_state[$i]} == pending ]] && not_run=$((not_run + 1)); done
 # why boots did not run, for the report's per-boot list (scripts/report-boots.sh)
-for k in $build_failed; do echo "$k,failed to build (log raw/build-$k.log)"; done | save "$dir/not-run.csv"
+not_run_csv() { local k; for k in $build_failed; do echo "$k,failed to build (log raw/build-$k.log)"; done; }
+save "$dir/not-run.csv" not_run_csv
 write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
 if ((not_run)); then
