@@ -78,7 +78,10 @@ if [[ -z $resume ]]; then
 	dir=$(results_dir "$run_id")
 	mkdir -p "$results_root"
 	# mkdir is the claim: atomic, so of two matrices with one run id only one wins
-	mkdir "$dir" 2>/dev/null || die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
+	if ! mkdir "$dir" 2>/dev/null; then
+		[[ -e $dir ]] && die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
+		die "matrix: cannot create $dir$(df_free "$results_root")"
+	fi
 	lock_run "$dir"
 	mkdir -p "$dir/cells" "$dir/raw"
 	# a failed write (a full disk) removes the claim again: no run dir with
