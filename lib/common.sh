@@ -72,8 +72,9 @@ declare -A LAB_BOUNDS=([reps]="1 100" [runtime]="1 3600" [jobs]="1 64" [seed]="0
 check_number() {
 	local lo hi
 	read -r lo hi <<<"${LAB_BOUNDS[$1]}"
-	[[ $2 =~ ^[0-9]{1,9}$ ]] && ((10#$2 >= lo && 10#$2 <= hi)) ||
+	if ! [[ $2 =~ ^[0-9]{1,9}$ ]] || ((10#$2 < lo || 10#$2 > hi)); then
 		die_usage "--$1 must be a whole number from $lo to $hi (got '$2')"
+	fi
 }
 
 # need_value OPTION ARGS...: called as need_value "$@" on an option that takes
@@ -281,6 +282,7 @@ run_accel_unit() {
 # read_matrix_conf FILE: a run's matrix.conf, parsed as key=value data (never
 # sourced); sets variants states workloads reps runtime accel profile.
 # Shared by scripts/matrix.sh (--resume) and scripts/attribute.sh
+# shellcheck disable=SC2154 # the keys are set by printf -v
 read_matrix_conf() {
 	local k v line
 	while IFS= read -r line || [[ -n $line ]]; do

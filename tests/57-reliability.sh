@@ -132,7 +132,7 @@ check "none of them ran setup (calls: $(head -c 80 "$tmp/setup-calls" | tr '\n' 
 check "setup's install failure says how to recover an interrupted dpkg" grep -q 'dpkg --configure -a' scripts/setup.sh
 
 # 6. empty and duplicate list entries
-for l in upstream,,rfc ,upstream , upstream,; do
+for l in upstream,,rfc ,upstream ',' 'upstream,'; do
 	expect "--variants '$l' is refused" 2 "an empty entry" $m --variants "$l" --accel tcg
 done
 expect "--variants upstream,upstream is refused" 2 "'upstream' is given twice" $m --variants upstream,upstream --accel tcg
@@ -150,7 +150,8 @@ expect "boot --runtime 1e20 is refused" 2 "--runtime must be a whole number from
 expect "boot.sh --timeout abc is refused" 2 "--timeout must be a whole number from 1 to 86400" guest/boot.sh --timeout abc --out "$tmp/b" upstream idle
 expect "boot.sh --seed 100001 is refused" 2 "--seed must be a whole number from 0 to 100000" guest/boot.sh --seed 100001 --out "$tmp/b" upstream idle
 expect "boot.sh --mode 'x init=/bin/sh' is refused" 2 "--mode must be run or probe" guest/boot.sh --mode 'x init=/bin/sh' --out "$tmp/b" upstream idle
-check "no rejected run left a results dir ($(ls "$LAB_RESULTS" | paste -sd' '))" test "$(ls "$LAB_RESULTS" | paste -sd' ')" = "empty r2"
+left=$(find "$LAB_RESULTS" -mindepth 1 -maxdepth 1 -printf '%f\n' | sort | paste -sd' ')
+check "no rejected run left a results dir ($left)" test "$left" = "empty r2"
 
 # 12. a hostile cells.csv row: refused, nothing written outside the run dir
 mkdir -p "$LAB_RESULTS/hostile"
@@ -220,7 +221,7 @@ check "and the test file it was running, with its children" wait_for 5 gone "$(c
 check "and no later test file runs" test ! -e "$td/later-ran"
 for f in "$td/sleep.pid" "$td/slow.pid"; do
 	p=$(cat "$f" 2>/dev/null || true)
-	[[ $p =~ ^[1-9][0-9]+$ ]] && kill -KILL "$p" 2>/dev/null || true
+	if [[ $p =~ ^[1-9][0-9]+$ ]]; then kill -KILL "$p" 2>/dev/null || true; fi
 done
 kill -KILL "$rpid" 2>/dev/null || true
 wait "$rpid" 2>/dev/null || true
