@@ -119,7 +119,7 @@ refuse_links() {
 # CMD runs under set -e of its own; do not call save after || or && (bash
 # would turn that off), it dies itself.
 save() {
-	local f=$1 t rc
+	local f=$1 t rc full
 	shift
 	[[ ! -L $f ]] || die "$f is a symbolic link; the lab never writes through a link"
 	t=$(mktemp "$(dirname "$f")/.$(basename "$f").XXXXXX" 2>/dev/null) ||
@@ -131,7 +131,11 @@ save() {
 	if ((rc == 0)); then chmod 644 "$t" && mv -T "$t" "$f" || rc=$?; fi
 	if ((rc)); then
 		rm -f "$t"
-		die "writing $f failed (rc $rc); it is left as it was$(df_free "$(dirname "$f")")"
+		# a full disk is named here; any other failure was the command's,
+		# which said why: its status is passed on, FILE left as it was
+		full=$(df_free "$(dirname "$f")")
+		[[ -z $full ]] || die "writing $f failed$full; it is left as it was"
+		exit "$rc"
 	fi
 }
 # df_free DIR: ": no space left on DEVICE, free N MB" when DIR's file system
