@@ -104,13 +104,29 @@ print_ready() {
 	done
 }
 
+# launch order: the slowest files of the last run first (their times are
+# kept in the cache), so that the last file to end is a short one; the
+# report stays in file order
+times=${LAB_CACHE:-$HOME/.cache/uring-audit-lab}/test-times$([[ $LAB_TEST_QUICK == 1 ]] && echo -quick)
+order=()
+while read -r _ i; do order+=("$i"); done < <(
+	for i in "${!files[@]}"; do
+		t=$(awk -v n="$(basename "${files[$i]}" .sh)" '$1 == n { t = $2 } END { print t + 0 }' "$times" 2>/dev/null || echo 0)
+		echo "$t $i"
+	done | sort -k1,1nr -k2,2n)
+
 echo "TAP version 13"
-for i in "${!files[@]}"; do
+for i in "${order[@]}"; do
 	while ((${#idx_of[@]} >= jobs)); do reap; print_ready; done
 	launch "$i"
 done
 while ((${#idx_of[@]})); do reap; print_ready; done
 print_ready
+if [[ -z ${LAB_TEST_DIR:-} ]] && mkdir -p "$(dirname "$times")" 2>/dev/null; then
+	if for i in "${!files[@]}"; do echo "$(basename "${files[$i]}" .sh) ${took[$i]}"; done >"$times.$$"; then
+		mv "$times.$$" "$times"
+	fi
+fi
 echo "1..$n"
 echo "# total $(($(date +%s) - start))s ($jobs file(s) at a time)"
 echo "$pass passed, $fail failed, $skip skipped"
