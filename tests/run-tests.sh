@@ -107,7 +107,8 @@ print_ready() {
 # launch order: the slowest files of the last run first (their times are
 # kept in the cache), so that the last file to end is a short one; the
 # report stays in file order
-times=${LAB_CACHE:-$HOME/.cache/uring-audit-lab}/test-times$([[ $LAB_TEST_QUICK == 1 ]] && echo -quick)
+times=${LAB_CACHE:-$HOME/.cache/uring-audit-lab}/test-times
+((LAB_TEST_QUICK == 0)) || times+=-quick
 order=()
 while read -r _ i; do order+=("$i"); done < <(
 	for i in "${!files[@]}"; do
