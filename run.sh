@@ -1,6 +1,8 @@
 #!/bin/bash
 # run.sh: the lab's entry point, a thin dispatcher over scripts/, kernel/,
 # guest/ and tests/. See README.md.
+# Every command's arguments are checked (LAB_CHECK_ARGS=1 runs of the script,
+# which only validate) before setup may install anything.
 set -euo pipefail
 root=$(cd "$(dirname "$0")" && pwd)
 
@@ -37,11 +39,13 @@ setup) exec "$root/scripts/setup.sh" "$@" ;;
 list) exec "$root/scripts/list.sh" "$@" ;;
 build)
 	(($# == 1)) || usage
+	LAB_CHECK_ARGS=1 "$root/kernel/build.sh" "$1"
 	"$root/scripts/setup.sh"
 	exec "$root/kernel/build.sh" "$1"
 	;;
 boot) exec "$root/scripts/boot-one.sh" "$@" ;;
 matrix)
+	LAB_CHECK_ARGS=1 "$root/scripts/matrix.sh" "$@"
 	"$root/scripts/setup.sh"
 	exec "$root/scripts/matrix.sh" "$@"
 	;;
@@ -59,6 +63,7 @@ publish) exec "$root/scripts/publish.sh" "$@" ;;
 disasm) exec "$root/scripts/disasm.sh" "$@" ;;
 explain) exec "$root/scripts/explain-delta.sh" "$@" ;;
 test)
+	"$root/tests/run-tests.sh" --check-args "$@"
 	"$root/scripts/setup.sh"
 	exec "$root/tests/run-tests.sh" "$@"
 	;;

@@ -23,6 +23,9 @@ set -euo pipefail
 debug="" out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
 while (($#)); do
 	case $1 in
+	--out | --workloads | --runtime | --accel | --seed | --timeout | --mode | --profile | --script | --plugin) need_value "$@" ;;
+	esac
+	case $1 in
 	--out) out=$2; shift 2 ;;
 	--workloads) workloads=$2; shift 2 ;;
 	--runtime) runtime=$2; shift 2 ;;
@@ -42,10 +45,21 @@ done
 v=$1 state=$2
 check_variant "$v"
 check_state "$state"
+check_list workload "$workloads"
 for w in ${workloads//,/ }; do check_workload "$w"; done
-[[ $runtime =~ ^[0-9]+$ && $seed =~ ^[0-9]+$ ]] || die_usage "--runtime and --seed take whole numbers"
+if [[ -n $profile ]]; then
+	check_list workload "$profile"
+	for w in ${profile//,/ }; do check_workload "$w"; done
+fi
+check_number runtime "$runtime"
+check_number seed "$seed"
+[[ -z $timeout ]] || check_number timeout "$timeout"
+# the mode and script name reach the guest's command line: a fixed set, or a name
+case $mode in run | probe | script) ;; *) die_usage "boot: --mode must be run or probe (got '$mode')" ;; esac
+[[ $mode != script ]] || { check_name script "$script"; [[ -f $LAB_ROOT/guest/scripts/$script.sh ]] || die_usage "boot: no guest script guest/scripts/$script.sh"; }
 [[ -n $out ]] || die_usage "boot: --out DIR is required"
 case $accel in kvm | tcg) ;; *) die_usage "boot: --accel must be kvm or tcg (got '$accel')" ;; esac
+[[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
 nwl=$(tr ',' '\n' <<<"$workloads,$profile,$profile" | grep -c .)
 # TCG runs ~3x slower than guest time, plus boot and fio start-up
 timeout=${timeout:-$((90 + nwl * runtime * 8))}

@@ -16,7 +16,7 @@ mkdir -p "$out" "$bindir"
 exec 9>"$out/lock"
 flock 9
 
-make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
+flock "$bindir/.build.lock" make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
 
 # auditctl comes from auditd's .deb unpacked into the cache, never from an
 # installed auditd (that would start a daemon on the host: scripts/setup.sh)
@@ -38,9 +38,17 @@ inputs() {
 }
 # content hashes only: the same inputs give the same id from any working dir
 id=$(inputs | awk '{print $1}' | sha256sum | awk '{print $1}')
+# the image's sha256, recorded when it was built, is checked before every
+# use: a truncated or altered initramfs is rebuilt, never booted
 if [[ -f $img && -f $out/stamp && $(cat "$out/stamp") == "$id" ]]; then
-	echo "$img"
-	exit 0
+	# (an image built before the lab recorded sha256s gets one now)
+	[[ -f $out/initramfs.sha256 ]] || sha256_of "$img" >"$out/initramfs.sha256"
+	if [[ $(sha256_of "$img") == "$(cat "$out/initramfs.sha256")" ]]; then
+		echo "$img"
+		exit 0
+	fi
+	log "initramfs: $img does not match the sha256 recorded when it was built (corrupt or altered cache); rebuilding it"
+	rm -f "$out/stamp"
 fi
 
 log "initramfs: building from host packages and bench/ tools"
@@ -74,6 +82,7 @@ echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) >"$tmpimg"
 chmod 644 "$tmpimg"
+sha256_of "$tmpimg" >"$out/initramfs.sha256"
 mv "$tmpimg" "$img"
 echo "$id" >"$out/stamp"
 log "initramfs: $img ($(du -h "$img" | cut -f1))"

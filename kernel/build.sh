@@ -12,6 +12,8 @@ flavor=""
 [[ ${1:-} == --debug ]] && { flavor=-debug; shift; }
 v=${1:-}
 check_variant "$v"
+(($# <= 1)) || die_usage "build: unexpected argument '$2' (usage: build.sh [--debug] VARIANT)"
+[[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
 vdir=$(variants_dir)/$v
 tree=$(tree_of "$v")
 build=$(build_of "$v")$flavor
@@ -42,9 +44,18 @@ series_hash() {
 tree_id=$(series_hash)
 build_id=$({ echo "$tree_id"; cat "${fragments[@]}" "$0" "$LAB_ROOT/kernel/make-config.sh" "$LAB_ROOT/kernel/check-config.sh"; } | sha256sum | awk '{print $1}')
 
+# the image's sha256, recorded when it was built, is checked before it is
+# trusted: a truncated or altered image in the cache is rebuilt
+sha_file=$build/.lab-image-sha256
 if [[ -f $image && -f $build/.lab-stamp && $(cat "$build/.lab-stamp") == "$build_id" ]]; then
-	log "build $v: up to date ($image)"
-	exit 0
+	# (an image built before the lab recorded sha256s gets one now)
+	[[ -f $sha_file ]] || sha256_of "$image" >"$sha_file"
+	if [[ $(sha256_of "$image") == "$(cat "$sha_file")" ]]; then
+		log "build $v: up to date ($image)"
+		exit 0
+	fi
+	log "build $v: $image does not match the sha256 recorded when it was built (corrupt or altered cache); rebuilding it"
+	rm -f "$image" "$build/.lab-stamp"
 fi
 
 start=$(now)
@@ -86,7 +97,9 @@ make_start=$(now)
 # make runs in its own process group, stopped with everything it started
 # when this script ends early (error, signal): no make outlives build.sh
 set -m
-make -C "$tree" ARCH=x86_64 O="$build" CC="ccache gcc" -j"$LAB_JOBS" bzImage >"$build/build.log" 2>&1 &
+# (and make gets SIGTERM if this script is SIGKILLed: GNU make passes it on to
+# every job it runs, so no build outlives a killed build.sh or matrix)
+setpriv --pdeathsig TERM make -C "$tree" ARCH=x86_64 O="$build" CC="ccache gcc" -j"$LAB_JOBS" bzImage >"$build/build.log" 2>&1 &
 make_pid=$!
 set +m
 stop_make() { kill -TERM -- "-$make_pid" 2>/dev/null || true; }
@@ -122,6 +135,7 @@ objs=$(count_objs)
 all_objs=$(find "$build" -name "*.o" | wc -l)
 # the whole build dir's object count is the yardstick for the next ETA
 echo "$all_objs" >"$expected_file"
+sha256_of "$image" >"$sha_file"
 echo "$build_id" >"$build/.lab-stamp"
 secs=$(($(now) - start))
 printf 'variant=%s seconds=%d objects=%d sha256=%s\n' "$v" "$secs" "$objs" "$(sha256_of "$image")" >"$build/lab-build-info"

@@ -52,6 +52,98 @@ check_name() {
 		die_usage "bad $1 name '$2': use lowercase letters, digits and '-' (starting with a letter or digit), no paths"
 }
 
+# check_list KIND LIST: a comma list of names (--variants a,b, variants= in a
+# matrix.conf): every entry a name (check_name), none empty, none twice
+check_list() {
+	local kind=$1 list=$2 x seen=, xs=()
+	[[ -n $list && $list != ,* && $list != *, && $list != *,,* ]] ||
+		die_usage "bad $kind list '$list': an empty entry (give names separated by single commas)"
+	IFS=, read -ra xs <<<"$list"
+	for x in "${xs[@]}"; do
+		check_name "$kind" "$x"
+		[[ $seen != *,"$x",* ]] || die_usage "bad $kind list '$list': '$x' is given twice"
+		seen+=$x,
+	done
+}
+
+# The bounds of every number a user gives, in one place: NAME -> "MIN MAX"
+declare -A LAB_BOUNDS=([reps]="1 100" [runtime]="1 3600" [jobs]="1 64" [seed]="0 100000" [seed-base]="0 98000" [timeout]="1 86400")
+# check_number NAME VALUE: VALUE is a whole number within NAME's LAB_BOUNDS
+check_number() {
+	local lo hi
+	read -r lo hi <<<"${LAB_BOUNDS[$1]}"
+	if ! [[ $2 =~ ^[0-9]{1,9}$ ]] || ((10#$2 < lo || 10#$2 > hi)); then
+		die_usage "--$1 must be a whole number from $lo to $hi (got '$2')"
+	fi
+}
+
+# need_value OPTION ARGS...: called as need_value "$@" on an option that takes
+# a value: one clear line when the value is missing
+need_value() {
+	[[ $# -ge 2 && -n $2 && $2 != --* ]] || die_usage "$1 needs a value (see ./run.sh help)"
+}
+
+# no_more_args COMMAND ARGS...: COMMAND takes no further arguments
+no_more_args() {
+	local c=$1
+	shift
+	(($# == 0)) || die_usage "$c: unexpected argument '$1' (see ./run.sh help)"
+}
+
+# run_read_only DIR: print why the run in DIR may not be written (it is the
+# published run, or git tracks files in it) and succeed; fail if it may be
+run_read_only() {
+	local d=$1 published
+	published=$(cat "${LAB_RESULTS:-$LAB_ROOT/results}/PUBLISHED" 2>/dev/null || true)
+	if [[ -n $published && $(basename "$d") == "$published" ]]; then
+		echo "it is the published run (results/PUBLISHED)"
+	elif [[ -n $(git -C "$d" ls-files -- . 2>/dev/null | head -1) ]]; then
+		echo "git tracks its files (a committed run)"
+	else
+		return 1
+	fi
+}
+
+# refuse_links DIR: die if DIR holds a symbolic link; the lab writes into run
+# dirs and never follows a link there (a planted link would redirect a write)
+refuse_links() {
+	local l
+	l=$(find "$1" -type l -print -quit 2>/dev/null)
+	[[ -z $l ]] || die "$l is a symbolic link; the lab never writes through links in a run dir (remove it)"
+}
+
+# save FILE CMD [ARGS...]: CMD's stdout becomes FILE, atomically: written to
+# a new temp file (mktemp, in FILE's dir: never an existing file or a link)
+# and moved over FILE (mv -T) only if CMD and every write succeeded. A
+# failure (a full disk) leaves FILE as it was, no temp file, and one line.
+# CMD runs under set -e of its own; do not call save after || or && (bash
+# would turn that off), it dies itself.
+save() {
+	local f=$1 t rc full
+	shift
+	[[ ! -L $f ]] || die "$f is a symbolic link; the lab never writes through a link"
+	t=$(mktemp "$(dirname "$f")/.$(basename "$f").XXXXXX" 2>/dev/null) ||
+		die "cannot create a file in $(dirname "$f") for $(basename "$f")$(df_free "$(dirname "$f")")"
+	set +e
+	(set -e; "$@" >"$t")
+	rc=$?
+	set -e
+	if ((rc == 0)); then chmod 644 "$t" && mv -T "$t" "$f" || rc=$?; fi
+	if ((rc)); then
+		rm -f "$t"
+		# a full disk is named here; any other failure was the command's,
+		# which said why: its status is passed on, FILE left as it was
+		full=$(df_free "$(dirname "$f")")
+		[[ -z $full ]] || die "writing $f failed$full; it is left as it was"
+		exit "$rc"
+	fi
+}
+# df_free DIR: ": no space left on DEVICE, free N MB" when DIR's file system
+# is (nearly) full, else nothing
+df_free() {
+	df -Pm "$1" 2>/dev/null | awk 'NR == 2 && $4 + 0 < 2 { printf ": no space left on %s, free %s MB", $1, $4 }'
+}
+
 # results_dir RUN: the run's directory under results/, RUN checked first
 results_dir() {
 	check_name run-id "$1"
@@ -123,21 +215,25 @@ check_state() {
 
 # What a workloads/states/*.state file may hold, checked here and nowhere
 # else: comments, blank lines, STATE_NAME=value assignments (a value is
-# plain text or "plain text": no $, `, \ or ;), and one state_setup() { ... }
-# function (or a one-line state_setup() { ...; }) that only the guest's
-# /init runs. The host never sources a state
-# file: it reads the STATE_* values as data with state_var.
+# plain text or "plain text": no $, `, \ or ;), and one state_setup function:
+# either exactly 'state_setup() { :; }', or 'state_setup() {' on a line of its
+# own, body lines holding no { or } (so no second function and no early
+# close), and a line holding only '}'. Only the guest's /init runs
+# state_setup. The host never sources a state file: it reads the STATE_*
+# values as data with state_var.
 check_state_file() {
 	local f=$1 bad
 	bad=$(awk '
-		/^state_setup\(\) *\{.*\} *$/ { next }
-		/^state_setup\(\) *\{ *$/ { infn = 1; next }
-		infn { if ($0 ~ /^\}$/) infn = 0; next }
+		!infn && /^state_setup\(\) \{ :; \}$/ { if (seen++) { print FILENAME ":" NR ": a second state_setup"; err = 1; exit } next }
+		!infn && /^state_setup\(\) \{$/ { if (seen++) { print FILENAME ":" NR ": a second state_setup"; err = 1; exit } infn = 1; next }
+		infn && /^\}$/ { infn = 0; next }
+		infn && /[{}]/ { print FILENAME ":" NR ": " $0 " (no { or } inside state_setup)"; err = 1; exit }
+		infn { next }
 		/^[[:space:]]*(#.*)?$/ { next }
 		/^STATE_[A-Z_]+=("[^"$`\\;]*"|[^"$`\\; ]*)$/ { next }
-		{ print FILENAME ":" NR ": " $0; exit }
-		END { if (infn) print FILENAME ": state_setup() not closed by a line holding only }" }' "$f")
-	[[ -z $bad ]] || die "state file $bad: not allowed (see check_state_file in lib/common.sh)"
+		{ print FILENAME ":" NR ": " $0; err = 1; exit }
+		END { if (infn && !err) print FILENAME ": state_setup() not closed by a line holding only }" }' "$f")
+	[[ -z $bad ]] || die_usage "state file $bad: not allowed (see check_state_file in lib/common.sh)"
 }
 
 # state_var STATE NAME: the value of STATE_NAME in a state file, read as data
@@ -191,6 +287,7 @@ run_accel_unit() {
 # sourced); sets variants states workloads reps runtime accel profile
 # seed_base (0 when the file predates it).
 # Shared by scripts/matrix.sh (--resume) and scripts/attribute.sh
+# shellcheck disable=SC2154 # the keys are set by printf -v
 read_matrix_conf() {
 	local k v line
 	seed_base=0
@@ -202,8 +299,15 @@ read_matrix_conf() {
 		*) die_usage "$1: unknown line '$line'" ;;
 		esac
 	done <"$1"
+	# every value is checked as on the command line: names as names, never paths
 	[[ $accel == kvm || $accel == tcg ]] || die_usage "$1: accel must be kvm or tcg (got '$accel')"
-	[[ $seed_base =~ ^(0|[1-9][0-9]{0,8})$ ]] || die_usage "$1: seed_base must be a whole number below 10^9 (got '$seed_base')"
+	check_list variant "$variants"
+	check_list state "$states"
+	[[ -z $workloads ]] || check_list workload "$workloads"
+	[[ $profile == none ]] || check_list workload "$profile"
+	check_number reps "$reps"
+	check_number runtime "$runtime"
+	check_number seed-base "$seed_base"
 }
 
 # host_tool SRC OUTDIR NAME: build NAME (make -C $LAB_ROOT/SRC O=OUTDIR) and
@@ -212,7 +316,8 @@ read_matrix_conf() {
 # can look newer than this checkout's source.
 host_tool() {
 	mkdir -p "$2"
-	make -s -B -C "$LAB_ROOT/$1" O="$2" "$2/$3" >&2 || die "building $3 failed (make -C $1)"
+	# one builder at a time (test files run in parallel share the cache)
+	flock "$2/.build.lock" make -s -B -C "$LAB_ROOT/$1" O="$2" "$2/$3" >&2 || die "building $3 failed (make -C $1)"
 	echo "$2/$3"
 }
 

@@ -90,6 +90,10 @@ write_paths() {
 # shellcheck disable=SC2034 # read_matrix_conf sets every key; reps and profile are unused here
 variants="" states="" workloads="" reps="" runtime="" accel="" profile=""
 read_matrix_conf "$dir/matrix.conf"
+# every name is checked before it is used in a path (read_matrix_conf checks
+# the lists' syntax; these check that each names a known variant or state)
+for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
+for s in ${states//,/ }; do check_state "$s"; done
 if [[ $accel != tcg ]]; then
 	log "attribute: run is on $accel; the plugin needs TCG, no attribution boots"
 	exit 0
@@ -101,12 +105,11 @@ plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
 state_workloads() {
 	if [[ -n $workloads ]]; then echo "$workloads"; return; fi
 	local wl
-	# shellcheck source=/dev/null
-	wl=$(. "$LAB_ROOT/workloads/states/$1.state" && echo "${STATE_WORKLOADS:-}")
+	wl=$(state_var "$1" STATE_WORKLOADS)
 	echo "${wl:-$(known_workloads | paste -sd,)}"
 }
-# shellcheck source=/dev/null
-needs_audit() { (. "$LAB_ROOT/workloads/states/$1.state" && echo "$STATE_NEEDS_AUDIT"); }
+# state files are data on the host (lib/common.sh state_var), never sourced
+needs_audit() { state_var "$1" STATE_NEEDS_AUDIT; }
 has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/$1/config"; }
 
 # the boots: variant, state, headline bench workloads of that state
@@ -128,6 +131,15 @@ total=${#jobs[@]} start=$(now) n=0
 log "attribute: $total attribution boots (plugin $plugin, nokaslr, seed 1), $LAB_JOBS at a time"
 mkdir -p "$dir/attribution"
 declare -A running=()
+# a stop (signal) stops the boots: boot.sh dies on TERM, and its QEMU with it
+# (parent-death signals); a SIGKILLed attribute.sh takes them along the same way
+stop_boots() {
+	local pid
+	for pid in "${!running[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+}
+trap stop_boots EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 finish_one() {
 	local pid rc=0 j o
 	wait -n -p pid || rc=$?
@@ -152,7 +164,7 @@ for j in "${jobs[@]}"; do
 	o=$dir/raw/attrib/$v.$s
 	rm -rf "$o"
 	mkdir -p "$o"
-	"$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
+	setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
 		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn" \
 		--out "$o" "$v" "$s" 2>"$o/boot.stderr" &
 	running[$!]=$j
@@ -160,13 +172,13 @@ for j in "${jobs[@]}"; do
 done
 while ((${#running[@]})); do finish_one; done
 
-{
+attribution_csv() {
 	echo "variant,state,workload,seed,accel,unit,symbol,instructions_per_op,mem_accesses_per_op,calls_per_op"
 	for j in "${jobs[@]}"; do
 		read -r v s _ <<<"$j"
-		[[ -f $dir/attribution/$v.$s.csv ]] && cat "$dir/attribution/$v.$s.csv"
+		if [[ -f $dir/attribution/$v.$s.csv ]]; then cat "$dir/attribution/$v.$s.csv"; fi
 	done
-} >"$dir/attribution.csv.tmp"
-mv "$dir/attribution.csv.tmp" "$dir/attribution.csv"
+}
+save "$dir/attribution.csv" attribution_csv
 log "attribute: $dir/attribution.csv ($((total - failed)) of $total boots, $(fmt_secs $(($(now) - start))))"
 ((failed == 0))

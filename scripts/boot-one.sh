@@ -15,13 +15,17 @@ check_state "$state"
 accel=auto out="" args=()
 while (($#)); do
 	case $1 in
-	--accel) accel=$2; shift 2 ;;
-	--out) out=$2; shift 2 ;;
+	--accel) need_value "$@"; accel=$2; shift 2 ;;
+	--out) need_value "$@"; out=$2; shift 2 ;;
 	*) args+=("$1"); shift ;;
 	esac
 done
-accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
+case $accel in kvm | tcg | auto) ;; *) die_usage "boot: --accel must be kvm, tcg or auto (got '$accel')" ;; esac
 out=${out:-$LAB_CACHE/boots/$v-$state-$(date +%Y%m%d-%H%M%S)}
+# every option checked (by boot.sh itself) before setup or anything else runs
+LAB_CHECK_ARGS=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --out "$out" "${args[@]}" "$v" "$state"
+[[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
+accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
 "$LAB_ROOT/scripts/setup.sh" --check >/dev/null || "$LAB_ROOT/scripts/setup.sh"
 rc=0
 "$LAB_ROOT/guest/boot.sh" --accel "$accel" --out "$out" "${args[@]}" "$v" "$state" || rc=$?

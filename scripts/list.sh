@@ -4,6 +4,7 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+no_more_args list "$@"
 
 echo "variants:"
 for v in $(known_variants); do

@@ -10,30 +10,27 @@ set -euo pipefail
 
 boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
-# val OPTION ARGS...: the option's value, or one clear line when it has none
-val() {
-	[[ $# -ge 2 && -n $2 && $2 != --* ]] || die_usage "matrix: $1 needs a value (see ./run.sh help)"
-	printf '%s' "$2"
-}
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
 	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --seed-base)
-		v=$(val "$@") || exit $?
+		need_value "$@"
 		case $1 in
-		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
-		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
-		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --seed-base) seed_base=$v ;;
+		--variants) variants=$2 ;; --states) states=$2 ;; --workloads) workloads=$2 ;;
+		--reps) reps=$2 ;; --runtime) runtime=$2 ;; --accel) accel=$2 ;; --resume) resume=$2 ;;
+		--run-id) run_id=$2 ;; --profile) profile=$2 ;; --jobs) boot_jobs=$2 ;; --seed-base) seed_base=$2 ;;
 		esac
 		shift 2
 		;;
 	*) die_usage "matrix: unknown option '$1' (see ./run.sh help)" ;;
 	esac
 done
-# everything is checked before anything is created
-[[ -z $boot_jobs || $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
+# everything is checked before anything is created (and, under
+# LAB_CHECK_ARGS=1, which run.sh uses before setup, nothing else is done)
+[[ -z $boot_jobs ]] || check_number jobs "$boot_jobs"
 [[ -z $run_id ]] || check_name run-id "$run_id"
-[[ -z $seed_base || $seed_base =~ ^(0|[1-9][0-9]{0,8})$ ]] || die_usage "--seed-base must be a whole number below 10^9 (got '$seed_base')"
+case $accel in kvm | tcg | auto) ;; *) die_usage "--accel must be kvm, tcg or auto (got '$accel')" ;; esac
+[[ -z $seed_base ]] || check_number seed-base "$seed_base"
 [[ -z $seed_base || -z $resume ]] || die_usage "matrix: --seed-base with --resume: a resumed run keeps the seeds in its matrix.conf"
 
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
@@ -45,10 +42,17 @@ lock_run() {
 }
 
 if [[ -n $resume ]]; then
+	[[ -z $variants$states$workloads$reps$runtime$profile$run_id && $quick == 0 ]] ||
+		die_usage "matrix --resume RUN takes the run's own matrix.conf: no other option than --jobs and --accel"
 	dir=$(results_dir "$resume")
 	[[ -f $dir/matrix.conf ]] || die_usage "matrix --resume: $dir/matrix.conf not found; give a run id from results/"
-	lock_run "$dir"
+	# a published or committed run is read-only: refused before any byte changes
+	if why=$(run_read_only "$dir"); then
+		die_usage "matrix --resume: $resume is read-only ($why); start a new run instead"
+	fi
 	read_matrix_conf "$dir/matrix.conf"
+	[[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
+	lock_run "$dir"
 else
 	# an empty workload list means: each state's own STATE_WORKLOADS
 	if ((quick)); then
@@ -59,14 +63,17 @@ else
 	fi
 	: "${seed_base:=0}"
 fi
-[[ $reps =~ ^[1-9][0-9]*$ ]] || die_usage "--reps must be a positive whole number (got '$reps')"
-# the A/A seeds start 1000 above the others: more reps would reuse them
-((reps < 1000)) || die_usage "--reps must be below 1000 (an A/A variant's seeds are seed base + 1000 + rep)"
-[[ $runtime =~ ^[1-9][0-9]*$ ]] || die_usage "--runtime must be a positive number of guest seconds (got '$runtime')"
+check_number reps "$reps"
+check_number runtime "$runtime"
+check_list variant "$variants"
+check_list state "$states"
+[[ -z $workloads ]] || check_list workload "$workloads"
+[[ $profile == none ]] || check_list workload "$profile"
 for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
 for s in ${states//,/ }; do check_state "$s"; done
 for w in ${workloads//,/ }; do check_workload "$w"; done
 [[ $profile == none ]] || for w in ${profile//,/ }; do check_workload "$w"; done
+[[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
 
 if [[ -z $resume ]]; then
 	accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
@@ -74,11 +81,21 @@ if [[ -z $resume ]]; then
 	dir=$(results_dir "$run_id")
 	mkdir -p "$results_root"
 	# mkdir is the claim: atomic, so of two matrices with one run id only one wins
-	mkdir "$dir" 2>/dev/null || die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
+	if ! mkdir "$dir" 2>/dev/null; then
+		[[ -e $dir ]] && die_usage "results dir $dir already exists; pick another --run-id or use --resume $run_id"
+		die "matrix: cannot create $dir$(df_free "$results_root")"
+	fi
 	lock_run "$dir"
 	mkdir -p "$dir/cells" "$dir/raw"
-	printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\nseed_base=%s\n' \
-		"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" "$seed_base" >"$dir/matrix.conf"
+	# a failed write (a full disk) removes the claim again: no run dir with
+	# an empty matrix.conf is left to block the run id
+	conf() {
+		printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\nseed_base=%s\n' \
+			"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" "$seed_base"
+	}
+	trap 'rm -rf "$dir"' EXIT
+	save "$dir/matrix.conf" conf
+	trap - EXIT
 fi
 # seed_of VARIANT REP: rep r boots with seed seed_base + r; the A/A control
 # with seed_base + 1000 + r. A rerun with another --seed-base samples new seeds
@@ -136,6 +153,11 @@ declare -A boot_state=() # index -> pending|running|finished
 # from cells.csv, so --resume keeps every recorded cell and runs the rest
 mkdir -p "$dir/cells" "$dir/raw"
 if [[ -f $dir/cells.csv ]] && ! compgen -G "$dir/cells/*.csv" >/dev/null; then
+	# rows are data: a row whose variant, state or rep is not a name or a
+	# number of this run (a path, say) stops the resume before any write
+	bad=$(awk -F, -v vs=",$variants," -v ss=",$states," 'NR > 1 && NF == 14 &&
+		!(index(vs, "," $1 ",") && index(ss, "," $2 ",") && $1 ~ /^[a-z0-9][a-z0-9-]*$/ && $2 ~ /^[a-z0-9][a-z0-9-]*$/ && $4 ~ /^[1-9][0-9]*$/) { print NR ": " $0; exit }' "$dir/cells.csv")
+	[[ -z $bad ]] || die "matrix --resume: $dir/cells.csv row $bad: not a cell of this run (variant, state and rep must be the run's names and a number)"
 	awk -F, -v d="$dir/cells" 'NR > 1 && NF == 14 { f = d "/" $1 "." $2 "." $4 ".csv.tmp"; print > f }' "$dir/cells.csv"
 	for f in "$dir"/cells/*.csv.tmp; do [[ -f $f ]] && mv "$f" "${f%.tmp}"; done
 	log "matrix: $dir has no cells/: rebuilt $(find "$dir/cells" -name '*.csv' | wc -l) boots' cells from cells.csv"
@@ -154,6 +176,12 @@ for i in "${!boots[@]}"; do
 	read -r v s r <<<"${boots[$i]}"
 	if [[ -f $dir/cells/$v.$s.$r.csv ]] && ! cell_complete "$v" "$s" "$r"; then
 		log "matrix: $dir/cells/$v.$s.$r.csv is incomplete; that boot runs again"
+		rm -f "$dir/cells/$v.$s.$r.csv"
+	fi
+	# a failure the host caused (QEMU killed, past its deadline, or not
+	# starting) says nothing about the kernel: --resume retries that boot
+	if [[ -f $dir/cells/$v.$s.$r.csv ]] && awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ { f = 1 } END { exit !f }' "$dir/cells/$v.$s.$r.csv"; then
+		log "matrix: boot $v / $s / rep $r failed on the host's side ($(awk -F, '{ print $7; exit }' "$dir/cells/$v.$s.$r.csv")); it runs again"
 		rm -f "$dir/cells/$v.$s.$r.csv"
 	fi
 	if [[ -f $dir/cells/$v.$s.$r.csv ]]; then
@@ -184,22 +212,22 @@ log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time$( ((ov
 
 # write_run_csvs: cells.csv (and profile.csv) from the per-boot files, in boot
 # order; called after every boot, so a killed run leaves a current cells.csv
-write_run_csvs() {
+cells_csv() {
 	local bb bv bs br
-	{
-		echo "$header"
-		for bb in "${boots[@]}"; do
-			read -r bv bs br <<<"$bb"
-			[[ -f $dir/cells/$bv.$bs.$br.csv ]] && cat "$dir/cells/$bv.$bs.$br.csv"
-		done
-	} >"$dir/cells.csv.tmp"
-	mv "$dir/cells.csv.tmp" "$dir/cells.csv"
+	echo "$header"
+	for bb in "${boots[@]}"; do
+		read -r bv bs br <<<"$bb"
+		if [[ -f $dir/cells/$bv.$bs.$br.csv ]]; then cat "$dir/cells/$bv.$bs.$br.csv"; fi
+	done
+}
+profile_csv() {
+	echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
+	cat "$dir"/cells/*.profile
+}
+write_run_csvs() {
+	save "$dir/cells.csv" cells_csv
 	if compgen -G "$dir/cells/*.profile" >/dev/null; then
-		{
-			echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
-			cat "$dir"/cells/*.profile
-		} >"$dir/profile.csv.tmp"
-		mv "$dir/profile.csv.tmp" "$dir/profile.csv"
+		save "$dir/profile.csv" profile_csv
 	fi
 }
 
@@ -207,9 +235,22 @@ write_run_csvs() {
 # that an interrupted matrix can stop a job with everything it started: by
 # session, since timeout(1) moves QEMU into a process group of its own.
 declare -A running_jobs=() kernel_ok=()
+# kill_jobs: stop every job with its session and wait (up to 10 s) until none
+# of their processes is left: nothing the matrix started outlives it. A job
+# just forked may not have called setsid yet: it is signalled by pid too.
 kill_jobs() {
-	local pid
-	for pid in "${!running_jobs[@]}"; do pkill -TERM -s "$pid" 2>/dev/null || true; done
+	local pid n=50
+	for pid in "${!running_jobs[@]}"; do
+		pkill -TERM -s "$pid" 2>/dev/null || true
+		kill -TERM "$pid" 2>/dev/null || true
+	done
+	for pid in "${!running_jobs[@]}"; do
+		while ((n-- > 0)) && { pgrep -s "$pid" >/dev/null || kill -0 "$pid" 2>/dev/null; }; do
+			sleep 0.2
+			pkill -TERM -s "$pid" 2>/dev/null || true
+		done
+		pkill -KILL -s "$pid" 2>/dev/null || true
+	done
 }
 trap 'kill_jobs' EXIT
 trap 'log "matrix: interrupted; finished boots are kept, go on with --resume $(basename "$dir")"; exit 130' INT TERM
@@ -225,7 +266,9 @@ start_next_build() {
 	progress "$nb" "$nk" "$build_start" "kernel $building$( ((overlap)) && echo ' (in the background, niced)')"
 	# shellcheck disable=SC2016 # $1..$3 belong to the inner bash
 	# (the build does not hold the run's lock: it only fills the cache)
-	setsid nice -n 10 bash -o pipefail -c '"$1" "$2" 2>&1 | tee "$3" >&2' build \
+	# (parent-death signals: a SIGKILLed matrix takes the build with it, and
+	# build.sh stops its make when it dies)
+	setsid setpriv --pdeathsig KILL nice -n 10 bash -o pipefail -c 'setpriv --pdeathsig KILL "$1" "$2" 2>&1 | tee "$3" >&2' build \
 		"$LAB_ROOT/kernel/build.sh" "$building" "$dir/raw/build-$building.log" 7>&- &
 	running_jobs[$!]="build $building"
 }
@@ -319,15 +362,22 @@ done
 not_run=0
 for i in "${!boots[@]}"; do [[ ${boot_state[$i]} == pending ]] && not_run=$((not_run + 1)); done
 # why boots did not run, for the report's per-boot list (scripts/report-boots.sh)
-for k in $build_failed; do echo "$k,failed to build (log raw/build-$k.log)"; done >"$dir/not-run.csv.tmp"
-mv "$dir/not-run.csv.tmp" "$dir/not-run.csv"
+not_run_csv() { local k; for k in $build_failed; do echo "$k,failed to build (log raw/build-$k.log)"; done; }
+save "$dir/not-run.csv" not_run_csv
 write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
 if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
 post_failed=0
-"$LAB_ROOT/scripts/attribute.sh" "$dir" || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+# a job like the others: in its own session, dying with the matrix, and
+# waited for with wait so that a signal to the matrix is handled at once
+setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/attribute.sh" "$dir" &
+running_jobs[$!]=attribute
+rc=0
+wait "$!" || rc=$?
+unset "running_jobs[$!]"
+((rc == 0)) || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)
 run=$(basename "$dir")

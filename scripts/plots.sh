@@ -108,6 +108,7 @@ run_accel_unit "$dir" "$summary" "unknown accel"
 [[ $accel_label =~ ^[A-Za-z0-9\ ._+-]+$ && $unit =~ ^[A-Za-z0-9._+-]+$ ]] ||
 	die_usage "plots: accel '$accel' or unit '$unit' has odd characters; check manifest.json and cells.csv"
 
+refuse_links "$dir"
 stage=$(mktemp -d --suffix=.tmp "$dir/plots.XXXXXX")
 trap 'rm -rf "$stage"' EXIT
 drawn=0
@@ -171,7 +172,10 @@ draw() {
 			sed "s|^|plots: gnuplot $fig ($base.$ext): |" "$stage/gnuplot.err" >&2
 		fi
 		if ((rc != 0)) || [[ ! -s $stage/$base.$ext ]]; then
-			die "plots: gnuplot failed on plots/$fig.gp for $base.$ext (exit $rc); see its messages above"
+			if [[ -s $stage/gnuplot.err ]]; then
+				die "plots: gnuplot failed on plots/$fig.gp for $base.$ext (exit $rc); see its messages above"
+			fi
+			die "plots: gnuplot failed on plots/$fig.gp for $base.$ext (exit $rc) and printed nothing$(df_free "$stage")"
 		fi
 	done
 	rm -f "$stage/gnuplot.err"

@@ -19,6 +19,9 @@ src=${1:-}
 src=$(cd "$src" && pwd)
 run=$(basename "$src")
 dest=$(results_dir "$run")
+# never through a link: one planted in a run dir would redirect a write
+refuse_links "$src"
+[[ ! -e $dest ]] || refuse_links "$dest"
 [[ -f $src/cells.csv && -f $src/manifest.json ]] ||
 	die_usage "publish: $src has no cells.csv or manifest.json; it is not a finished run"
 # (not jq's //: it takes false for missing)
@@ -46,9 +49,8 @@ fi
 packed=()
 for d in raw cells attribution; do [[ -d $dest/$d ]] && packed+=("$d"); done
 if ((${#packed[@]})); then
-	tar -C "$dest" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
-		-cJf "$dest/raw.tar.xz.tmp" "${packed[@]}"
-	mv "$dest/raw.tar.xz.tmp" "$dest/raw.tar.xz"
+	save "$dest/raw.tar.xz" tar -C "$dest" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
+		-cJf - "${packed[@]}"
 	log "publish: $dest/raw.tar.xz ($(du -h "$dest/raw.tar.xz" | cut -f1): ${packed[*]})"
 elif [[ ! -f $dest/raw.tar.xz ]]; then
 	log "publish: warning: $run has no raw/, cells/ or attribution/ to pack"
@@ -58,8 +60,7 @@ fi
 "$LAB_ROOT/scripts/plots.sh" "$run"
 "$LAB_ROOT/scripts/report.sh" "$run"
 published=${LAB_RESULTS:-$LAB_ROOT/results}/PUBLISHED
-echo "$run" >"$published.tmp"
-mv "$published.tmp" "$published"
+save "$published" echo "$run"
 trap - EXIT
 log "publish: $run is the published run (results/PUBLISHED)"
 log "publish: commit it with: git add results/$run results/PUBLISHED && git add -f results/$run/raw.tar.xz"

@@ -557,8 +557,8 @@ profile_section() {
 cells_file=()
 [[ -f $dir/cells.csv ]] && cells_file=("$dir/cells.csv")
 out=$dir/report.md
-trap 'rm -f "$out.tmp"' EXIT
-{
+refuse_links "$dir"
+report_md() {
 	echo "# io_uring audit hook cost: run $run ($accel_label)"
 	echo
 	echo "Accelerator **$accel_label**; cost per op in **$unit/op** ($unit_meaning)$([[ $unit == instructions ]] && echo "; ops/s are per guest second, 10^9 instructions")."
@@ -575,7 +575,6 @@ trap 'rm -f "$out.tmp"' EXIT
 	"$LAB_ROOT/scripts/report-boots.sh" "$dir"
 	profile_section
 	"$LAB_ROOT/scripts/report-attribution.sh" "$dir"
-} >"$out.tmp"
-mv "$out.tmp" "$out"
-trap - EXIT
+}
+save "$out" report_md
 log "report: $out"

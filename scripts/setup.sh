@@ -3,7 +3,7 @@
 # needs (idempotent). matrix and test call this first, so a fresh machine
 # needs nothing by hand.
 # The host is never reconfigured: no package installed here may start or
-# enable a service (tests/33-setup-host.sh checks every one). Guest-only
+# enable a service (tests/31-names-and-host.sh checks every one). Guest-only
 # binaries whose package ships a daemon (auditctl, in auditd) are never
 # installed: the .deb is fetched with apt-get download and unpacked with
 # dpkg-deb -x into $LAB_GUEST_DEBS, where guest/build-initramfs.sh takes them.
@@ -68,8 +68,12 @@ fi
 if ((${#missing[@]})); then
 	[[ ${1:-} == --check ]] && die "setup: missing packages: ${missing[*]}"
 	log "setup: installing ${missing[*]} (apt-get)"
-	"${sudo[@]}" apt-get update -q >&2
-	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+	# an install stopped half-way (a timeout, Ctrl-C) leaves dpkg interrupted;
+	# say how to recover rather than leave apt-get's error alone
+	recover="if apt-get says dpkg was interrupted, run: ${sudo[*]:+${sudo[*]} }dpkg --configure -a, then ./run.sh setup again"
+	"${sudo[@]}" apt-get update -q >&2 || die "setup: apt-get update failed; $recover"
+	"${sudo[@]}" apt-get install -y -q --no-install-recommends "${missing[@]}" >&2 ||
+		die "setup: apt-get install failed; $recover"
 	log "setup: installed ${#missing[@]} package(s)"
 fi
 fetch_guest_debs "${1:-}"

@@ -11,15 +11,22 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 
 run=${1:-}
-[[ -n $run ]] || die_usage "usage: run.sh summary RUN"
+[[ -n $run && $# == 1 ]] || die_usage "usage: run.sh summary RUN"
 dir=$(results_dir "$run")
 [[ -f $dir/cells.csv ]] || die_usage "summary: no results/$run/cells.csv; give a run id from results/"
 labstat=$(host_tool bench "$LAB_CACHE/bin" labstat)
-# a failed labstat leaves neither a .tmp nor a summary of older cells behind
-trap 'rm -f "$dir/summary.csv.tmp"' EXIT
-if ! "$labstat" summary -D "$(device_time_workloads)" "$dir/cells.csv" >"$dir/summary.csv.tmp"; then
+refuse_links "$dir"
+# written to a temp file (mktemp) and moved into place; labstat rejecting the
+# cells removes the old summary (never one of older cells left as if
+# current), a write that fails for want of space leaves it as it was
+tmp=$(mktemp "$dir/.summary.csv.XXXXXX") || die "summary: cannot create a file in $dir$(df_free "$dir")"
+trap 'rm -f "$tmp"' EXIT
+if ! "$labstat" summary -D "$(device_time_workloads)" "$dir/cells.csv" >"$tmp"; then
+	full=$(df_free "$dir")
+	[[ -n $full ]] && die "summary: writing $dir/summary.csv failed$full; the old summary.csv is kept"
 	rm -f "$dir/summary.csv"
 	die "summary: labstat rejected $dir/cells.csv (see above); no summary.csv written"
 fi
-mv "$dir/summary.csv.tmp" "$dir/summary.csv"
+chmod 644 "$tmp"
+mv -T "$tmp" "$dir/summary.csv"
 log "summary: $dir/summary.csv ($(($(wc -l <"$dir/summary.csv") - 1)) rows)"

@@ -29,7 +29,8 @@ check "two-pass fio: fio's own IOPS kept as fio_iops, clat from pass 2" grep -q 
 coarse=$(awk -v x="$(sed -n 's/.* fio_iops=\([0-9.]*\).*/\1/p' <<<"$fio")" 'BEGIN { printf "%.3f", 1e9 / x }')
 check "two-pass fio: the figure is not fio's ms-quantised 1e9/IOPS ($coarse)" bash -c "! grep -q 'ns_per_op=$coarse ' <<<'$fio'"
 tmp=$(mktemp)
-tr -d '\r' <"$two" | awk '/^fio-pass pass=2/ { print; exit } { print }' >"$tmp"
+# (one awk: a tr piped into an awk that exits early died of SIGPIPE under pipefail)
+awk '{ sub(/\r$/, "") } /^fio-pass pass=2/ { print; exit } { print }' "$two" >"$tmp"
 printf '@@LAB end workload=randread-qd128 rc=0\n' >>"$tmp"
 check "two-pass fio: a pass 2 with no JSON gives NA, not a number" grep -q '^workload=randread-qd128 rc=0 ops_per_sec=NA' <<<"$("$pr" "$tmp")"
 

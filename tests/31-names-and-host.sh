@@ -17,7 +17,7 @@ expect() {
 	local desc=$1 want=$2 pat=$3 rc=0
 	shift 3
 	timeout 60 "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
-	if ((rc == want)) && grep -qE "$pat" "$tmp/err"; then ok "$desc"; else
+	if ((rc == want)) && grep -qE -e "$pat" "$tmp/err"; then ok "$desc"; else
 		echo "exit $rc (want $want):"; head -3 "$tmp/err"; not_ok "$desc"
 	fi
 }
@@ -29,12 +29,12 @@ expect "variant ../variants/upstream is refused" 2 "bad variant name" $m --varia
 expect "variant 'my var' is refused by build" 2 "bad variant name" kernel/build.sh "my var"
 check "no stray tree for 'my var'" test ! -e "$LAB_TREES"
 expect "summary ../results/x is refused" 2 "bad run-id name" scripts/summary.sh ../results/x
-expect "--jobs 0 is refused" 2 "jobs must be a positive" $m --jobs 0 --accel tcg
+expect "--jobs 0 is refused" 2 "--jobs must be a whole number from 1 to 64" $m --jobs 0 --accel tcg
 expect "--reps without a value: one clear line" 2 "reps needs a value" $m --reps
 mkdir -p "$LAB_RESULTS/evil"
 # shellcheck disable=SC2016 # the $(...) is the point: it must never run
 printf 'variants=upstream\nstates=off\nworkloads=\nreps=$(touch %s/pwned)1\nruntime=1\naccel=tcg\nprofile=none\n' "$tmp" >"$LAB_RESULTS/evil/matrix.conf"
-expect "matrix.conf with a command substitution is refused" 2 "reps must be a positive" $m --resume evil
+expect "matrix.conf with a command substitution is refused" 2 "--reps must be a whole number" $m --resume evil
 check "matrix.conf is never run as code" test ! -e "$tmp/pwned"
 check "rejected runs left no results dir" test "$(find "$LAB_RESULTS" -mindepth 1 -maxdepth 1 | wc -l)" = 1
 # state files: data plus the guest's state_setup, checked in one place

@@ -10,8 +10,9 @@
 # Knobs (environment): FAKE_MAKE_SECS (bzImage takes that long),
 # FAKE_MAKE_RM_MARKER=1 (delete build.sh's marker file, so a find -newer
 # fails), FAKE_MAKE_FAIL=VARIANT (that variant's bzImage fails),
-# FAKE_QEMU_MODE=ok|hang|late (late: sleep FAKE_QEMU_SECS, then write
-# "@@LAB done late"), FAKE_PIDS=FILE (each fake make/qemu appends "name pid").
+# FAKE_QEMU_MODE=ok|hang|late|hang-attrib|fail (late: sleep FAKE_QEMU_SECS,
+# then write "@@LAB done late"; hang-attrib: only attribution boots, those
+# with nokaslr, hang; fail: exit 1 at once, a qemu-error), FAKE_PIDS=FILE (each fake make/qemu appends "name pid").
 
 fake_lab() {
 	local d=$1 v
@@ -72,6 +73,8 @@ echo "fake kernel: $append" >"${serials[0]}"
 late=""
 case ${FAKE_QEMU_MODE:-ok} in
 hang) while :; do sleep 1; done ;;
+hang-attrib) [[ " $append " == *" nokaslr "* ]] && while :; do sleep 1; done ;;
+fail) echo "fake qemu: failing as asked" >&2; exit 1 ;;
 late) for ((i = 0; i < ${FAKE_QEMU_SECS:-5}; i++)); do sleep 1; done; late=" late" ;;
 esac
 {
