@@ -15,6 +15,7 @@ usage: ./run.sh COMMAND [ARGS]
   matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
          [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--resume RUN]
                              run the measurement matrix into results/<run-id>/
+  hosts-check FILE           check worker hosts (sshlogin lines): ssh, tools, QEMU identity, disk
   summary RUN                recompute results/RUN/summary.csv from its cells
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
@@ -44,6 +45,7 @@ matrix)
 	"$root/scripts/setup.sh"
 	exec "$root/scripts/matrix.sh" "$@"
 	;;
+hosts-check) exec "$root/scripts/hosts-check.sh" "$@" ;;
 summary) exec "$root/scripts/summary.sh" "$@" ;;
 plots) exec "$root/scripts/plots.sh" "$@" ;;
 report)

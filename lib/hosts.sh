@@ -91,3 +91,53 @@ identity_diff() {
 	echo "$out"
 	return 1
 }
+
+# the tools a worker needs (guest/cell-worker.sh)
+LAB_WORKER_TOOLS="bash tar sha256sum timeout setsid qemu-system-x86_64"
+# a worker needs this much free disk under its $LAB_CACHE (bundle, outputs)
+LAB_WORKER_MIN_FREE_KB=${LAB_WORKER_MIN_FREE_KB:-2000000}
+
+# host_probe LINE: one ssh to the host; prints its answers as key=value
+# lines (missing=, free_kb=, then guest/qemu-identity.sh's lines), anything
+# else it sends dropped: a host's output is data. Status: ssh's.
+host_probe() {
+	local ssh
+	mapfile -t ssh < <(host_ssh "$1")
+	{
+		# shellcheck disable=SC2016 # runs on the host
+		printf 'm=""; for t in %s; do command -v "$t" >/dev/null || m="$m $t"; done; echo "missing=${m# }"\n' "$LAB_WORKER_TOOLS"
+		# shellcheck disable=SC2016
+		echo 'd=${LAB_CACHE:-$HOME/.cache/uring-audit-lab}; mkdir -p "$d" && echo "free_kb=$(df -Pk "$d" | awk "NR == 2 { print \$4 }")"'
+		cat "$LAB_ROOT/guest/qemu-identity.sh"
+	} | "${ssh[@]}" bash -s 2>/dev/null | grep -E '^[a-z0-9_]+=[[:print:]]{0,300}$'
+	return "${PIPESTATUS[1]}"
+}
+
+# host_verdict LINE MY_IDENTITY: probe the host and print one line about it,
+# "ok LABEL: ..." or "FAIL LABEL: why"; status 0 for ok, 3 for an identity
+# difference, 1 for anything else
+host_verdict() {
+	local label probe rc=0 theirs d missing free
+	label=$(host_label "$1")
+	probe=$(host_probe "$1") || rc=$?
+	if ((rc)) || [[ -z $probe ]]; then
+		echo "FAIL $label: ssh failed (rc $rc): check 'ssh $label' works with your keys, without a password"
+		return 1
+	fi
+	missing=$(sed -n 's/^missing=//p' <<<"$probe")
+	free=$(sed -n 's/^free_kb=//p' <<<"$probe")
+	theirs=$(grep -E '^(qemu_|firmware_)' <<<"$probe" || true)
+	if [[ -n $missing ]]; then
+		echo "FAIL $label: missing $missing (Debian: apt-get install qemu-system-x86 coreutils tar util-linux)"
+		return 1
+	fi
+	if ! d=$(identity_diff "$2" "$theirs"); then
+		echo "FAIL $label: QEMU identity differs: $d"
+		return 3
+	fi
+	if ! [[ $free =~ ^[0-9]+$ ]] || ((free < LAB_WORKER_MIN_FREE_KB)); then
+		echo "FAIL $label: ${free:-?} KB free under its lab cache, need $LAB_WORKER_MIN_FREE_KB"
+		return 1
+	fi
+	echo "ok   $label: ssh ok, tools present, QEMU identity matches, $((free / 1024 / 1024)) GB free"
+}
