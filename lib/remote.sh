@@ -1,0 +1,118 @@
+# shellcheck shell=bash
+# Cells on worker hosts with GNU parallel over SSH (./run.sh matrix --hosts).
+# A run's remote part lives in RUN/remote/: plans/CELL (guest/boot.sh --plan
+# of each cell to dispatch), bundle/ and bundle.tar (what every host gets,
+# once), joblog (parallel --joblog, kept), out/CELL (each job's stdout: the
+# tar of its outputs), hosts.csv (cell,host that ran it). Sourced after
+# lib/common.sh and lib/hosts.sh.
+
+# lab_parallel: GNU parallel, unpacked from its .deb (setup.sh --host-debs
+# parallel; the package depends on sysstat, which ships a service)
+lab_parallel() {
+	local root
+	root=$("$LAB_ROOT/scripts/setup.sh" --host-debs parallel) || return 1
+	PERL5LIB=$root/usr/share/perl5${PERL5LIB:+:$PERL5LIB} "$root/usr/bin/parallel" --will-cite "$@"
+}
+
+# the one output a worker may send back per cell, all regular files
+LAB_CELL_OUTPUTS="console.log results.txt qemu.log worker.info"
+
+# bundle_make RDIR: RDIR/bundle.tar from RDIR/plans/*: the worker script,
+# qemu-identity.sh, our identity, and every image a plan boots (its
+# -kernel/-initrd files, stored by sha256 under img/, the plan pointing at
+# @BUNDLE@/img/SHA). Reproducible (sorted, mtime 0, owner 0), so its id is
+# its sha256; prints that id (16 hex digits).
+bundle_make() {
+	local r=$1 b=$1/bundle f a prev sha id cell
+	rm -rf "$b" "$r/bundle.tar"
+	mkdir -p "$b/img" "$b/plans"
+	cp "$LAB_ROOT/guest/cell-worker.sh" "$LAB_ROOT/guest/qemu-identity.sh" "$b/"
+	"$LAB_ROOT/guest/qemu-identity.sh" >"$b/identity"
+	for f in "$r"/plans/*; do
+		[[ -f $f ]] || continue
+		cell=$(basename "$f")
+		prev=""
+		while IFS= read -r -d '' a; do
+			if [[ $prev == -kernel || $prev == -initrd ]]; then
+				sha=$(sha256_of "$a")
+				[[ -f $b/img/$sha ]] || cp "$a" "$b/img/$sha"
+				a=@BUNDLE@/img/$sha
+			elif [[ $prev == -plugin ]]; then
+				die "bundle: cell $cell is a plugin boot; attribution boots run locally"
+			fi
+			printf '%s\0' "$a"
+			prev=$a
+		done <"$f" >"$b/plans/$cell"
+	done
+	tar -C "$b" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner -cf "$r/bundle.tar" .
+	id=$(sha256_of "$r/bundle.tar")
+	echo "${id:0:16}"
+}
+
+# the remote path of a bundle (expanded by the worker's shell)
+# shellcheck disable=SC2016
+remote_bundle_dir() { printf '"${LAB_CACHE:-$HOME/.cache/uring-audit-lab}"/bundles/%s' "$1"; }
+
+# bundle_push LINE ID TAR: the bundle onto one host, once (a host that has
+# it complete gets nothing); status 0 when the host has it
+bundle_push() {
+	local ssh d
+	mapfile -t ssh < <(host_ssh "$1")
+	d=$(remote_bundle_dir "$2")
+	"${ssh[@]}" "test -f $d/.complete" 2>/dev/null && return 0
+	"${ssh[@]}" "set -e; d=$d; rm -rf \"\$d.new\"; mkdir -p \"\$d.new\"; tar -xf - -C \"\$d.new\"; touch \"\$d.new/.complete\"; rm -rf \"\$d\"; mv \"\$d.new\" \"\$d\"" <"$3"
+}
+
+# remote_collect OUTFILE DEST: unpack one job's output tar into DEST, as
+# data: only the names in LAB_CELL_OUTPUTS, only regular files, nothing
+# else (no paths, links or devices), each at most 64 MB; status 1 (and one
+# line) when the tar holds anything else
+remote_collect() {
+	local t=$1 dest=$2 list bad names
+	list=$(tar -tvf "$t" 2>/dev/null) || { log "collect: $t is not a tar"; return 1; }
+	bad=$(awk -v ok=" $LAB_CELL_OUTPUTS " '{
+		name = $0; sub(/^([^ ]+ +){5}/, "", name)
+		if (substr($1, 1, 1) != "-" || index(ok, " " name " ") == 0 || $3 > 67108864) print name
+	}' <<<"$list")
+	[[ -z $bad ]] || { log "collect: refused $(basename "$t"): it holds $(head -3 <<<"$bad" | paste -sd' ')"; return 1; }
+	mapfile -t names < <(tar -tf "$t")
+	mkdir -p "$dest"
+	tar -xf "$t" -C "$dest" --no-same-owner --no-same-permissions --no-overwrite-dir -- "${names[@]}"
+}
+
+# remote_run RDIR HOSTS_FILE ID RETRIES CELL...: run the cells on the hosts
+# (parallel --sshloginfile, a failed or refused cell retried on another host
+# up to RETRIES times), n/N progress as jobs end; each cell's tar lands in
+# RDIR/out/CELL, the joblog in RDIR/joblog, RDIR/hosts.csv says which host
+# ran each cell. Status: parallel's (the number of cells that failed).
+remote_run() {
+	local r=$1 hosts=$2 id=$3 retries=$4 total pid rc=0 seen=0 start row
+	shift 4
+	total=$#
+	mkdir -p "$r/out"
+	# the sshlogin lines as parallel reads them, validated (lib/hosts.sh)
+	host_lines "$hosts" >"$r/sshlogins"
+	start=$(now)
+	printf '%s\n' "$@" | lab_parallel --sshloginfile "$r/sshlogins" --retries "$retries" \
+		--joblog "$r/joblog" --results "$r/out/{}" --jobs "${LAB_REMOTE_JOBS:-100%}" \
+		"bash $(remote_bundle_dir "$id")/cell-worker.sh run {}" 2>"$r/parallel.err" &
+	pid=$!
+	# progress from the joblog: one line per finished attempt
+	while :; do
+		if [[ -f $r/joblog ]]; then
+			while IFS=$'\t' read -r -a row; do
+				seen=$((seen + 1))
+				((seen > 1)) || continue
+				log "  [$(awk -F'\t' 'NR > 1 && $7 == 0' "$r/joblog" | wc -l)/$total] ${row[-1]##* } on ${row[1]##* }: $([[ ${row[6]} == 0 ]] && echo ok || echo "exit ${row[6]}") ($(fmt_secs $(($(now) - start))))"
+			done < <(tail -n +"$((seen + 1))" "$r/joblog")
+		fi
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 1
+	done
+	wait "$pid" || rc=$?
+	# which host ran each cell: its last attempt that exited 0
+	awk -F'\t' 'NR > 1 && $7 == 0 { n = split($9, w, " "); h = split($2, s, " "); host[w[n]] = s[h] } END { for (c in host) print c "," host[c] }' "$r/joblog" | sort >"$r/hosts.csv"
+	# each refusal or failure, one line from the worker, said once
+	grep -h '^worker ' "$r"/out/*.err 2>/dev/null | sort -u | while IFS= read -r row; do log "  $row"; done
+	return "$rc"
+}
