@@ -71,7 +71,7 @@ remote_collect() {
 	local t=$1 dest=$2 list bad names
 	list=$(tar -tvf "$t" 2>/dev/null) || { log "collect: $t is not a tar"; return 1; }
 	bad=$(awk -v ok=" $LAB_CELL_OUTPUTS " '{
-		name = $0; sub(/^([^ ]+ +){5}/, "", name)
+		name = $0; for (i = 0; i < 5; i++) sub(/^[^ ]+ +/, "", name)
 		if (substr($1, 1, 1) != "-" || index(ok, " " name " ") == 0 || $3 > 67108864) print name
 	}' <<<"$list")
 	[[ -z $bad ]] || { log "collect: refused $(basename "$t"): it holds $(head -3 <<<"$bad" | paste -sd' ')"; return 1; }
@@ -80,18 +80,52 @@ remote_collect() {
 	tar -xf "$t" -C "$dest" --no-same-owner --no-same-permissions --no-overwrite-dir -- "${names[@]}"
 }
 
-# remote_run RDIR HOSTS_FILE ID RETRIES CELL...: run the cells on the hosts
-# (parallel --sshloginfile, a failed or refused cell retried on another host
-# up to RETRIES times), n/N progress as jobs end; each cell's tar lands in
+# remote_hosts RDIR HOSTS_FILE: check every host (host_verdict, all at
+# once), log its one line, and write the usable ones to RDIR/sshlogins: a
+# host whose QEMU identity differs from ours is refused with one line naming
+# it and the difference, and gets no cell. Status 1 when no host is usable.
+remote_hosts() {
+	local r=$1 hl mine i
+	local -a lines pids
+	hl=$(host_lines "$2") || exit
+	mapfile -t lines <<<"$hl"
+	mkdir -p "$r/verdicts"
+	mine=$("$LAB_ROOT/guest/qemu-identity.sh")
+	for i in "${!lines[@]}"; do
+		host_verdict "${lines[i]}" "$mine" >"$r/verdicts/$i" 2>&1 &
+		pids[i]=$!
+	done
+	: >"$r/sshlogins"
+	for i in "${!lines[@]}"; do
+		if wait "${pids[i]}"; then echo "${lines[i]}" >>"$r/sshlogins"; fi
+		log "  host $(cat "$r/verdicts/$i")"
+	done
+	[[ -s $r/sshlogins ]] || { log "remote: no usable host in $2"; return 1; }
+}
+
+# remote_push RDIR ID: the bundle onto every usable host, all at once
+remote_push() {
+	local l bad=0
+	local -a pids
+	while IFS= read -r l; do
+		bundle_push "$l" "$2" "$1/bundle.tar" &
+		pids+=($!)
+	done <"$1/sshlogins"
+	for l in "${pids[@]}"; do wait "$l" || bad=1; done
+	((bad == 0)) || log "remote: the bundle did not reach every host; their cells fail there and are retried elsewhere"
+}
+
+# remote_run RDIR ID RETRIES CELL...: run the cells on RDIR/sshlogins
+# (the usable hosts remote_hosts wrote; parallel --sshloginfile, a failed or
+# refused cell retried on another host up to RETRIES times; the joblog keeps
+# each cell's last attempt), n/N progress as jobs end; each cell's tar lands in
 # RDIR/out/CELL, the joblog in RDIR/joblog, RDIR/hosts.csv says which host
 # ran each cell. Status: parallel's (the number of cells that failed).
 remote_run() {
-	local r=$1 hosts=$2 id=$3 retries=$4 total pid rc=0 seen=0 start row
-	shift 4
+	local r=$1 id=$2 retries=$3 total pid rc=0 seen=0 start row
+	shift 3
 	total=$#
 	mkdir -p "$r/out"
-	# the sshlogin lines as parallel reads them, validated (lib/hosts.sh)
-	host_lines "$hosts" >"$r/sshlogins"
 	start=$(now)
 	printf '%s\n' "$@" | lab_parallel --sshloginfile "$r/sshlogins" --retries "$retries" \
 		--joblog "$r/joblog" --results "$r/out/{}" --jobs "${LAB_REMOTE_JOBS:-100%}" \
@@ -112,7 +146,7 @@ remote_run() {
 	wait "$pid" || rc=$?
 	# which host ran each cell: its last attempt that exited 0
 	awk -F'\t' 'NR > 1 && $7 == 0 { n = split($9, w, " "); h = split($2, s, " "); host[w[n]] = s[h] } END { for (c in host) print c "," host[c] }' "$r/joblog" | sort >"$r/hosts.csv"
-	# each refusal or failure, one line from the worker, said once
+	# a cell that failed everywhere: the worker's line, once
 	grep -h '^worker ' "$r"/out/*.err 2>/dev/null | sort -u | while IFS= read -r row; do log "  $row"; done
 	return "$rc"
 }

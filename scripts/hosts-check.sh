@@ -10,7 +10,8 @@ set -euo pipefail
 . "$LAB_ROOT/lib/hosts.sh"
 
 (($# == 1)) || die_usage "usage: run.sh hosts-check FILE (GNU parallel sshlogin lines, e.g. 2/ssh -p 2222 lab@box1)"
-mapfile -t lines < <(host_lines "$1")
+hl=$(host_lines "$1") || exit
+mapfile -t lines <<<"$hl"
 ((${#lines[@]})) || die_usage "hosts file '$1' lists no host"
 mine=$("$LAB_ROOT/guest/qemu-identity.sh")
 bad=0

@@ -96,6 +96,7 @@ host_run() {
 }
 
 hosts_down() {
+	[[ -n ${LAB_TEST_KEEP:-} ]] && { echo "# kept $HT"; return 0; }
 	local p u left
 	for p in "${hosts_pids[@]}"; do kill "$p" 2>/dev/null || true; done
 	for p in "${hosts_pids[@]}"; do wait "$p" 2>/dev/null || true; done
