@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
+hosts="" boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 # val OPTION ARGS...: the option's value, or one clear line when it has none
 val() {
@@ -18,12 +18,12 @@ val() {
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs)
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts)
 		v=$(val "$@") || exit $?
 		case $1 in
 		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
 		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
-		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;;
+		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --hosts) hosts=$v ;;
 		esac
 		shift 2
 		;;
@@ -33,6 +33,14 @@ done
 # everything is checked before anything is created
 [[ -z $boot_jobs || $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
 [[ -z $run_id ]] || check_name run-id "$run_id"
+if [[ -n $hosts ]]; then
+	# shellcheck source=../lib/hosts.sh
+	. "$LAB_ROOT/lib/hosts.sh"
+	# shellcheck source=../lib/remote.sh
+	. "$LAB_ROOT/lib/remote.sh"
+	host_lines "$hosts" >/dev/null
+	hosts=$(realpath "$hosts")
+fi
 
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
 # it started lives (the descriptor is inherited); a second matrix, or a
@@ -65,6 +73,9 @@ for w in ${workloads//,/ }; do check_workload "$w"; done
 
 if [[ -z $resume ]]; then
 	accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
+	# a cell is the same bytes on another host only where guest time is an
+	# instruction count; KVM's wall-clock ns belong to the host that ran them
+	[[ -z $hosts || $accel == tcg ]] || die_usage "matrix --hosts: needs --accel tcg (under $accel a cell's figures depend on the host that ran it)"
 	run_id=${run_id:-$(date +%Y%m%d-%H%M%S)-$accel}
 	dir=$(results_dir "$run_id")
 	mkdir -p "$results_root"
@@ -234,6 +245,48 @@ write_manifest() {
 	manifest_written=1
 }
 
+# --hosts: the boots still to run go to the worker hosts first (kernels and
+# initramfs built here, one bundle per host, parallel over SSH; lib/remote.sh),
+# their outputs come back into raw/ and matrix-cell.sh turns them into cells
+# as for a local boot. A boot that failed on every host stays pending and
+# runs here in the loop below.
+remote_boots() {
+	local i v s r seed wl prof k id cells=() rdir=$dir/remote ran_remote=0
+	for k in $kernels; do
+		log "matrix --hosts: kernel $k"
+		"$LAB_ROOT/kernel/build.sh" "$k" >"$dir/raw/build-$k.log" 2>&1 || { log "matrix --hosts: kernel $k failed to build (log $dir/raw/build-$k.log); its boots stay here"; }
+	done
+	rm -rf "$rdir/plans" "$rdir/out" "$rdir/joblog"
+	mkdir -p "$rdir/plans"
+	for i in "${!boots[@]}"; do
+		[[ ${boot_state[$i]} == pending ]] || continue
+		read -r v s r <<<"${boots[$i]}"
+		seed=$(seed_of "$v" "$r") wl=$(state_workloads "$s") prof=$(profile_for "$s" "$r")
+		"$LAB_ROOT/guest/boot.sh" --plan "$rdir/plans/$v.$s.$r" --accel "$accel" --seed "$seed" --runtime "$runtime" \
+			--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/raw/$v.$s.r$r" "${v%-aa}" "$s" 2>/dev/null || continue
+		cells+=("$v.$s.$r")
+	done
+	((${#cells[@]})) || return 0
+	id=$(bundle_make "$rdir")
+	log "matrix --hosts: ${#cells[@]} boots to dispatch, bundle $id ($(du -h "$rdir/bundle.tar" | cut -f1))"
+	remote_hosts "$rdir" "$hosts" || return 0
+	remote_push "$rdir" "$id"
+	remote_run "$rdir" "$id" "${LAB_REMOTE_RETRIES:-$(wc -l <"$rdir/sshlogins")}" "${cells[@]}" || true
+	for i in "${!boots[@]}"; do
+		[[ ${boot_state[$i]} == pending ]] || continue
+		read -r v s r <<<"${boots[$i]}"
+		grep -q "^$v\.$s\.$r," "$rdir/hosts.csv" 2>/dev/null || continue
+		rm -rf "${dir:?}/raw/$v.$s.r$r"
+		remote_collect "$rdir/out/$v.$s.$r" "$dir/raw/$v.$s.r$r" || continue
+		LAB_CELL_RAN=1 "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$(seed_of "$v" "$r")" "$(state_workloads "$s")" \
+			"$(profile_for "$s" "$r")" "$accel" "$runtime" "$unit" || continue
+		boot_state[$i]=finished
+		ran_remote=$((ran_remote + 1))
+	done
+	write_run_csvs
+	log "matrix --hosts: $ran_remote of ${#cells[@]} boots ran on the hosts (who ran what: $rdir/hosts.csv, joblog: $rdir/joblog)"
+}
+
 # start_boot INDEX: start the boot's guest as a job
 nboots=0 first_boot_at=""
 start_boot() {
@@ -270,6 +323,7 @@ launch_ready() {
 
 start=$(now)
 ran=0 failed=0 build_failed=""
+[[ -z $hosts ]] || remote_boots
 while :; do
 	start_next_build
 	launch_ready
