@@ -30,6 +30,35 @@ check "they listen on loopback only" bash -c "! ss -Hltnp | grep -F \"pid=${host
 u1=$(cat "$HT/user1") u2=$(cat "$HT/user2")
 h1=$HT/home/$u1 h2=$HT/home/$u2
 
+# Same bytes: the quick matrix through --hosts against a local run (real
+# kernels and QEMU; cells.csv compared with wall_secs, the host's wall time,
+# blanked); then --resume dispatches nothing
+if quick; then
+	skip "matrix --hosts: same cells as a local run" "--quick (builds and boots)"
+else
+	export LAB_RESULTS=$HT/results
+	mkdir -p "$LAB_RESULTS"
+	read -r -a margs <<<"${LAB_TEST_HOSTS_MATRIX:---quick --runtime 2}"
+	t0=$(now)
+	rc=0
+	"$LAB_ROOT/run.sh" matrix "${margs[@]}" --run-id local >"$HT/local.log" 2>&1 || rc=$?
+	t1=$(now)
+	"$LAB_ROOT/run.sh" matrix "${margs[@]}" --run-id hosts --hosts "$HT/hosts" >"$HT/hosts.log" 2>&1 || rc=$((rc + $?))
+	t2=$(now)
+	blank() { awk -F, -v OFS=, '{ $13 = ""; print }' "$1"; }
+	n=$(($(wc -l <"$LAB_RESULTS/local/cells.csv") - 1))
+	check "matrix local ($(fmt_secs $((t1 - t0)))) and --hosts ($(fmt_secs $((t2 - t1)))): rc 0 ($rc)" test "$rc" = 0
+	grep -E '^  (host|\[)|--hosts:' "$HT/hosts.log" | head -12
+	nb=$(find "$LAB_RESULTS/local/cells" -name '*.csv' | wc -l)
+	check "--hosts ran all $nb boots ($n cells) on the hosts" grep -q "matrix --hosts: $nb of $nb boots ran on the hosts" "$HT/hosts.log"
+	check "cells.csv of --hosts is the local run's (wall_secs blanked)" cmp <(blank "$LAB_RESULTS/local/cells.csv") <(blank "$LAB_RESULTS/hosts/cells.csv")
+	check "the manifest records which host ran each boot" test "$(jq '.ran_on | length' "$LAB_RESULTS/hosts/manifest.json")" -gt 0
+	check "the parallel joblog is kept in the run dir" test -s "$LAB_RESULTS/hosts/remote/joblog"
+	rc=0
+	"$LAB_ROOT/run.sh" matrix --resume hosts --hosts "$HT/hosts" >"$HT/again.log" 2>&1 || rc=$?
+	check "run again: 0 boots dispatched (rc $rc)" both test "$rc" = 0 -- bash -c "! grep -q 'boots to dispatch' '$HT/again.log'"
+fi
+
 # the stand-in QEMU: --version like QEMU's; a boot writes both serial files
 mkdir -p "$HT/bin"
 cat >"$HT/bin/qemu-system-x86_64" <<'Q'
