@@ -37,17 +37,20 @@ shared=$(mkdir -p "$shared" && cd "$shared" && pwd)
 mkdir -p "$shared/out"
 cp "$jobs" "$shared/jobs"
 rm -f "$shared"/out/*.rc
-cat >"$shared/array.sh" <<'ARRAY'
-#!/bin/bash
-# one task of the lab's array job: line SLURM_ARRAY_TASK_ID of jobs
-set -uo pipefail
-d=$(dirname "$0")
+# (sbatch runs a copy of the script from slurmd's spool: the shared dir is written into it)
+{
+	echo '#!/bin/bash'
+	echo '# one task of the lab array job: line SLURM_ARRAY_TASK_ID of jobs'
+	echo 'set -uo pipefail'
+	printf 'd=%q\n' "$shared"
+	cat <<'ARRAY'
 line=$(sed -n "${SLURM_ARRAY_TASK_ID}p" "$d/jobs")
 id=${line%%$'\t'*}
 bash -c "${line#*$'\t'}" >"$d/out/$id" 2>"$d/out/$id.err"
 echo $? >"$d/out/$id.rc.tmp"
 mv "$d/out/$id.rc.tmp" "$d/out/$id.rc"
 ARRAY
+} >"$shared/array.sh"
 chmod +x "$shared/array.sh"
 
 job=$(sbatch --parsable --job-name=lab-cells --array="1-$n" --output="$shared/out/slurm-%A_%a.log" "$@" "$shared/array.sh") ||

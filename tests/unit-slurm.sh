@@ -16,13 +16,17 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$fake"
-# sbatch: record argv, run the array's tasks one by one in a session of their own
+# sbatch: record argv, run the array's tasks (a copy of the script, as
+# slurmd does) one by one in a session of their own
 cat >"$fake/sbatch" <<'F'
 #!/bin/bash
 d=$(dirname "$0")
 printf '%s\n' "$@" >"$d/sbatch.args"
 n=$(printf '%s\n' "$@" | sed -n 's/^--array=1-\([0-9]*\)$/\1/p')
-script=${!#}
+# like slurmd: the tasks run a copy of the script, in another directory
+mkdir -p "$d/spool"
+cp "${!#}" "$d/spool/slurm_script"
+script=$d/spool/slurm_script
 setsid bash -c 'for i in $(seq "$1"); do SLURM_ARRAY_TASK_ID=$i "$2"; done' runner "$n" "$script" </dev/null >/dev/null 2>&1 &
 echo $! >"$d/runner.pid"
 echo "4242;cluster"
