@@ -52,6 +52,13 @@ else
 	nb=$(find "$LAB_RESULTS/local/cells" -name '*.csv' | wc -l)
 	check "--hosts ran all $nb boots ($n cells) on the hosts" grep -q "matrix --hosts: $nb of $nb boots ran on the hosts" "$HT/hosts.log"
 	check "cells.csv of --hosts is the local run's (wall_secs blanked)" cmp <(blank "$LAB_RESULTS/local/cells.csv") <(blank "$LAB_RESULTS/hosts/cells.csv")
+	# when they differ: were the inputs the same? (the cache's initramfs is
+	# shared with other checkouts, which may rebuild it between the two runs)
+	for b in "$LAB_RESULTS"/local/raw/*/boot.info; do
+		diff <(grep -E '^(bzimage|initramfs)_sha256=' "$b") \
+			<(grep -E '^(bzimage|initramfs)_sha256=' "$LAB_RESULTS/hosts/raw/$(basename "$(dirname "$b")")/boot.info" 2>/dev/null) |
+			sed 's/^/# inputs differ: /' || true
+	done
 	check "the manifest records which host ran each boot" test "$(jq '.ran_on | length' "$LAB_RESULTS/hosts/manifest.json")" -gt 0
 	check "the parallel joblog is kept in the run dir" test -s "$LAB_RESULTS/hosts/remote/joblog"
 	rc=0
