@@ -14,6 +14,7 @@ usage: ./run.sh COMMAND [ARGS]
                              boot one guest (default state idle) and show its results
   matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
          [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--resume RUN] [--hosts FILE]
+         [--slurm SHARED_DIR [--sbatch 'OPTIONS']]
                              run the measurement matrix into results/<run-id>/
   hosts-check FILE           check worker hosts (sshlogin lines): ssh, tools, QEMU identity, disk
   summary RUN                recompute results/RUN/summary.csv from its cells

@@ -150,3 +150,36 @@ remote_run() {
 	grep -h '^worker ' "$r"/out/*.err 2>/dev/null | sort -u | while IFS= read -r row; do log "  $row"; done
 	return "$rc"
 }
+
+# slurm_dispatch RDIR SHARED ID CELL... [-- SBATCH_OPTION...]: the same
+# boots as one Slurm job array (scripts/slurm-run.sh) over SHARED, a
+# directory every node sees: the bundle unpacked once into SHARED/bundles/ID,
+# one task per cell running guest/cell-worker.sh there (a node with another
+# QEMU identity refuses, exit 3). Each cell that ran lands in RDIR/out/CELL
+# and RDIR/hosts.csv ("CELL,slurm:USER@NODE"), as remote_run leaves them.
+slurm_dispatch() {
+	local r=$1 shared=$2 id=$3 c b host rc=0
+	local -a cells=() opts=()
+	shift 3
+	while (($#)) && [[ $1 != -- ]]; do cells+=("$1"); shift; done
+	(($#)) && { shift; opts=("$@"); }
+	shared=$(mkdir -p "$shared" && cd "$shared" && pwd)
+	b=$shared/bundles/$id
+	if [[ ! -f $b/.complete ]]; then
+		if ! { rm -rf "$b.new" && mkdir -p "$b.new" && tar -xf "$r/bundle.tar" -C "$b.new" && touch "$b.new/.complete" &&
+			rm -rf "$b" && mv "$b.new" "$b"; }; then
+			die "slurm: cannot unpack the bundle into $b"
+		fi
+	fi
+	for c in "${cells[@]}"; do printf '%s\tbash %q run %q\n' "$c" "$b/cell-worker.sh" "$c"; done >"$r/slurm-jobs"
+	"$LAB_ROOT/scripts/slurm-run.sh" --shared "$shared/run-$id" --jobs "$r/slurm-jobs" "${opts[@]}" || rc=$?
+	mkdir -p "$r/out"
+	: >"$r/hosts.csv"
+	for c in "${cells[@]}"; do
+		[[ $(cat "$shared/run-$id/out/$c.rc" 2>/dev/null) == 0 ]] || continue
+		cp "$shared/run-$id/out/$c" "$r/out/$c"
+		host=$(tar -xOf "$r/out/$c" worker.info 2>/dev/null | sed -n 's/^host=//p' | head -1 | tr -cd 'A-Za-z0-9@._:-')
+		echo "$c,slurm:${host:-unknown}" >>"$r/hosts.csv"
+	done
+	return "$rc"
+}

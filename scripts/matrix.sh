@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-hosts="" boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
+slurm="" sbatch="" hosts="" boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 # val OPTION ARGS...: the option's value, or one clear line when it has none
 val() {
@@ -18,12 +18,13 @@ val() {
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts)
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm | --sbatch)
 		v=$(val "$@") || exit $?
 		case $1 in
 		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
 		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
 		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --hosts) hosts=$v ;;
+		--slurm) slurm=$v ;; --sbatch) sbatch=$v ;;
 		esac
 		shift 2
 		;;
@@ -33,13 +34,18 @@ done
 # everything is checked before anything is created
 [[ -z $boot_jobs || $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
 [[ -z $run_id ]] || check_name run-id "$run_id"
-if [[ -n $hosts ]]; then
+[[ -z $hosts || -z $slurm ]] || die_usage "matrix: --hosts and --slurm exclude each other"
+[[ -z $sbatch || -n $slurm ]] || die_usage "matrix: --sbatch needs --slurm SHARED_DIR"
+[[ $sbatch =~ ^[A-Za-z0-9=,:/._\ -]*$ ]] || die_usage "matrix: --sbatch takes sbatch options as plain words (letters, digits, =,:/._-)"
+if [[ -n $hosts || -n $slurm ]]; then
 	# shellcheck source=../lib/hosts.sh
 	. "$LAB_ROOT/lib/hosts.sh"
 	# shellcheck source=../lib/remote.sh
 	. "$LAB_ROOT/lib/remote.sh"
-	host_lines "$hosts" >/dev/null
-	hosts=$(realpath "$hosts")
+	if [[ -n $hosts ]]; then
+		host_lines "$hosts" >/dev/null
+		hosts=$(realpath "$hosts")
+	fi
 fi
 
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
@@ -75,7 +81,7 @@ if [[ -z $resume ]]; then
 	accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
 	# a cell is the same bytes on another host only where guest time is an
 	# instruction count; KVM's wall-clock ns belong to the host that ran them
-	[[ -z $hosts || $accel == tcg ]] || die_usage "matrix --hosts: needs --accel tcg (under $accel a cell's figures depend on the host that ran it)"
+	[[ -z $hosts$slurm || $accel == tcg ]] || die_usage "matrix --hosts/--slurm: needs --accel tcg (under $accel a cell's figures depend on the host that ran it)"
 	run_id=${run_id:-$(date +%Y%m%d-%H%M%S)-$accel}
 	dir=$(results_dir "$run_id")
 	mkdir -p "$results_root"
@@ -269,9 +275,15 @@ remote_boots() {
 	((${#cells[@]})) || return 0
 	id=$(bundle_make "$rdir")
 	log "matrix --hosts: ${#cells[@]} boots to dispatch, bundle $id ($(du -h "$rdir/bundle.tar" | cut -f1))"
-	remote_hosts "$rdir" "$hosts" || return 0
-	remote_push "$rdir" "$id"
-	remote_run "$rdir" "$id" "${LAB_REMOTE_RETRIES:-$(wc -l <"$rdir/sshlogins")}" "${cells[@]}" || true
+	if [[ -n $slurm ]]; then
+		local -a sopts
+		read -r -a sopts <<<"$sbatch"
+		slurm_dispatch "$rdir" "$slurm" "$id" "${cells[@]}" -- "${sopts[@]}" || true
+	else
+		remote_hosts "$rdir" "$hosts" || return 0
+		remote_push "$rdir" "$id"
+		remote_run "$rdir" "$id" "${LAB_REMOTE_RETRIES:-$(wc -l <"$rdir/sshlogins")}" "${cells[@]}" || true
+	fi
 	for i in "${!boots[@]}"; do
 		[[ ${boot_state[$i]} == pending ]] || continue
 		read -r v s r <<<"${boots[$i]}"
@@ -323,7 +335,7 @@ launch_ready() {
 
 start=$(now)
 ran=0 failed=0 build_failed=""
-[[ -z $hosts ]] || remote_boots
+[[ -z $hosts$slurm ]] || remote_boots
 while :; do
 	start_next_build
 	launch_ready

@@ -41,6 +41,40 @@ check "progress ends at [3/3]" grep -q '^  \[3/3\] cells done' "$ST/run.err"
 check "each cell's stdout and status" test "$(cat "$ST/sh/out/c1") $(cat "$ST/sh/out/c3") $(cat "$ST/sh/out/c2.rc")" = "one three 3"
 check "the queue is empty after" test -z "$(squeue -h)"
 
+# boots as a job array: lib/remote.sh's slurm_dispatch with a stand-in QEMU
+# (the same one on "both sides": jobs inherit this PATH), bundle in the
+# shared dir, outputs collected as data
+# shellcheck source=../lib/hosts.sh
+. "$LAB_ROOT/lib/hosts.sh"
+# shellcheck source=../lib/remote.sh
+. "$LAB_ROOT/lib/remote.sh"
+cat >"$ST/bin/qemu-system-x86_64" <<'Q'
+#!/bin/bash
+[[ ${1:-} == --version ]] && { echo "QEMU emulator version 7.2.99 (lab stand-in)"; exit 0; }
+s=()
+while (($#)); do [[ $1 == -serial ]] && { s+=("${2#file:}"); shift; }; shift; done
+echo booted >"${s[0]}"
+printf '@@LAB done\n' >"${s[1]}"
+Q
+chmod 755 "$ST/bin/qemu-system-x86_64"
+r=$ST/run/remote
+mkdir -p "$r/plans"
+echo kernel >"$ST/bzImage"
+for c in v.s.1 v.s.2 v.s.3; do
+	printf '%s\0' timeout --signal=KILL 30 qemu-system-x86_64 -kernel "$ST/bzImage" -initrd "$ST/bzImage" \
+		-serial file:@OUT@/console.log -serial file:@OUT@/results.txt >"$r/plans/$c"
+done
+id=$(bundle_make "$r")
+rc=0
+LAB_SLURM_POLL=0.5 LAB_CACHE=$ST/node-cache slurm_dispatch "$r" "$ST/shared" "$id" v.s.1 v.s.2 v.s.3 -- --partition=lab 2>"$ST/disp.err" || rc=$?
+check "3 boots as one array: rc 0 ($rc), hosts.csv names the node" \
+	both test "$rc" = 0 -- test "$(cut -d, -f2 "$r/hosts.csv" | sort -u)" = "slurm:root@$(hostname)"
+good=1
+for c in v.s.1 v.s.2 v.s.3; do
+	remote_collect "$r/out/$c" "$ST/raw/$c" && grep -qx booted "$ST/raw/$c/console.log" || good=0
+done
+check "... every boot's outputs collected" test "$good" = 1
+
 printf 'slow\tsleep 60\n' >"$ST/jobs-slow"
 set -m
 LAB_SLURM_POLL=0.5 "$LAB_ROOT/scripts/slurm-run.sh" --shared "$ST/sh2" --jobs "$ST/jobs-slow" 2>"$ST/slow.err" &
