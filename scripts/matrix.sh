@@ -18,13 +18,15 @@ val() {
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm | --sbatch)
+	# sbatch's own options start with --: taken as they are (checked below)
+	--sbatch) (($# >= 2)) || die_usage "matrix: --sbatch needs a value (see ./run.sh help)"; sbatch=$2; shift 2 ;;
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm)
 		v=$(val "$@") || exit $?
 		case $1 in
 		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
 		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
 		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --hosts) hosts=$v ;;
-		--slurm) slurm=$v ;; --sbatch) sbatch=$v ;;
+		--slurm) slurm=$v ;;
 		esac
 		shift 2
 		;;

@@ -19,6 +19,19 @@ set -euo pipefail
 . "$LAB_ROOT/lib/remote.sh"
 cd "$LAB_ROOT"
 
+# bad input: one line, exit 2, before any results dir, build or ssh
+bad_tmp=$(mktemp -d)
+printf '1/ssh -p 22 lab@box; touch %s/pwned\n' "$bad_tmp" >"$bad_tmp/evil-hosts"
+echo 'lab@box1' >"$bad_tmp/good-hosts"
+for a in "--hosts $bad_tmp/none" "--hosts $bad_tmp/evil-hosts" "--hosts $bad_tmp/good-hosts --slurm $bad_tmp/s" "--sbatch --partition=x" "--slurm $bad_tmp/s --sbatch a;b"; do
+	rc=0
+	read -r -a args <<<"$a"
+	LAB_RESULTS=$bad_tmp/results timeout 30 scripts/matrix.sh "${args[@]}" --accel tcg >/dev/null 2>"$bad_tmp/err" || rc=$?
+	check "matrix ${a//$bad_tmp\//}: one line, rc 2 ($rc), no results dir" \
+		bash -c "test $rc = 2 && test \$(wc -l <'$bad_tmp/err') = 1 && test ! -e '$bad_tmp/results' && test ! -e '$bad_tmp/pwned'"
+done
+rm -rf "$bad_tmp"
+
 if ((EUID != 0)); then
 	skip "loopback SSH hosts" "needs root to create the hosts' throwaway users"
 	exit 0
