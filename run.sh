@@ -15,8 +15,10 @@ usage: ./run.sh COMMAND [ARGS]
   boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel A] [--seed N] [--out DIR]
                              boot one guest (default state idle) and show its results
   matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
-         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--seed-base N] [--resume RUN]
+         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--seed-base N] [--resume RUN] [--hosts FILE]
+         [--slurm SHARED_DIR [--sbatch 'OPTIONS']]
                              run the measurement matrix into results/<run-id>/
+  hosts-check FILE           check worker hosts (sshlogin lines): ssh, tools, QEMU identity, disk
   summary RUN                recompute results/RUN/summary.csv from its cells
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
@@ -49,6 +51,7 @@ matrix)
 	"$root/scripts/setup.sh"
 	exec "$root/scripts/matrix.sh" "$@"
 	;;
+hosts-check) exec "$root/scripts/hosts-check.sh" "$@" ;;
 summary) exec "$root/scripts/summary.sh" "$@" ;;
 plots) exec "$root/scripts/plots.sh" "$@" ;;
 report)

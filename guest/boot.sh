@@ -13,6 +13,12 @@
 #   --plugin ARGS      attribution boot: QEMU -plugin ARGS (tools/lab-attrib.c)
 #                      and nokaslr; ARGS "none": nokaslr only (its plain control)
 #   --debug            boot the proof-only debug kernel (kernel/build.sh --debug)
+#   --plan FILE        do not boot: write the boot's command (timeout, QEMU and
+#                      its argv, --out as @OUT@), NUL-separated, to FILE, for
+#                      a worker host (guest/cell-worker.sh, lib/remote.sh)
+#   --ran              QEMU already ran on a worker: --out holds its serial
+#                      logs and worker.info (qemu_rc, wall_secs, host); only
+#                      classify and write boot.info (same rules as a local boot)
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
 # (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error;
 # killed: QEMU died of a signal before its deadline).
@@ -20,7 +26,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-debug="" out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
+plan="" ran=0 debug="" out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
 while (($#)); do
 	case $1 in
 	--out | --workloads | --runtime | --accel | --seed | --timeout | --mode | --profile | --script | --plugin) need_value "$@" ;;
@@ -37,6 +43,8 @@ while (($#)); do
 	--script) mode=script script=$2; shift 2 ;;
 	--plugin) plugin=$2; shift 2 ;;
 	--debug) debug=--debug; shift ;;
+	--plan) plan=$2; shift 2 ;;
+	--ran) ran=1; shift ;;
 	-*) die_usage "boot: unknown option $1" ;;
 	*) break ;;
 	esac
@@ -100,16 +108,26 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
 	-display none -monitor none -nic none -no-reboot
 	-serial "file:$out/console.log" -serial "file:$out/results.txt")
 [[ -n $plugin && $plugin != none ]] && qemu+=(-plugin "$plugin")
+if [[ -n $plan ]]; then
+	printf '%s\0' timeout --signal=KILL "$timeout" "${qemu[@]//"$out"\//@OUT@/}" >"$plan"
+	exit 0
+fi
+worker_info() { sed -n "s/^$1=//p" "$out/worker.info" 2>/dev/null | head -1; }
 start=$(date +%s.%N)
 # timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
 # this script: whoever is killed (this script, timeout, or QEMU), no QEMU
 # lives on without a deadline or writes into --out after the boot is recorded
-set +e
-setpriv --pdeathsig KILL timeout --signal=KILL "$timeout" \
-	setpriv --pdeathsig KILL "${qemu[@]}" >"$out/qemu.log" 2>&1
-rc=$?
-set -e
-wall=$(echo "$(date +%s.%N) - $start" | bc)
+if ((ran)); then
+	rc=$(worker_info qemu_rc) wall=$(worker_info wall_secs)
+	[[ $rc =~ ^[0-9]+$ && $wall =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "boot --ran: $out/worker.info has no qemu_rc/wall_secs"
+else
+	set +e
+	setpriv --pdeathsig KILL timeout --signal=KILL "$timeout" \
+		setpriv --pdeathsig KILL "${qemu[@]}" >"$out/qemu.log" 2>&1
+	rc=$?
+	set -e
+	wall=$(echo "$(date +%s.%N) - $start" | bc)
+fi
 
 status=ok
 # 137 is SIGKILL: from timeout at the deadline, or from outside before it
@@ -143,5 +161,6 @@ fi
 	echo "initramfs_sha256=$(sha256_of "$initrd")"
 	echo "cmdline=$cmdline"
 	echo "qemu=${qemu[*]}"
+	if ((ran)); then echo "host=$(worker_info host | tr -cd 'A-Za-z0-9@._:-')"; fi
 } >"$out/boot.info"
 [[ $status == ok ]] || { log "boot $v/$state: $status (logs in $out)"; exit 1; }

@@ -15,6 +15,9 @@ export LAB_ROOT LAB_CACHE
 # guest-only Debian packages, unpacked (never installed) by scripts/setup.sh
 LAB_GUEST_DEBS=$LAB_CACHE/guest-debs
 LAB_AUDITCTL=$LAB_GUEST_DEBS/auditd/root/sbin/auditctl
+# scale-out tools (GNU parallel; sshd and Slurm for the tests), unpacked by
+# scripts/setup.sh --host-debs GROUP into $LAB_HOST_DEBS/GROUP/root
+LAB_HOST_DEBS=$LAB_CACHE/host-debs
 
 # LAB_TREES and LAB_VARIANTS let the tests apply series into scratch space
 LAB_TREES=${LAB_TREES:-$LAB_CACHE/trees}

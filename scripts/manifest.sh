@@ -31,6 +31,13 @@ vjson=$(for v in ${variants//,/ }; do
 		  bzimage_sha256: $bzimage, build: $buildinfo}'
 done | jq -s .)
 
+# which host ran each boot (matrix --hosts: remote/hosts.csv, "V.S.R,host");
+# a boot not listed ran here
+ran_on='{}'
+if [[ -f $dir/remote/hosts.csv ]]; then
+	ran_on=$(awk -F, '{ print $1 "\t" $2 }' "$dir/remote/hosts.csv" | jq -R 'split("\t") | {(.[0]): .[1]}' | jq -s 'add // {}')
+fi
+
 commit=$(git -C "$LAB_ROOT" rev-parse HEAD 2>/dev/null || echo none)
 # the tree's own changes, not the runs it is writing (results/); a dirty tree
 # leaves its diff in the run dir, and the run is marked not publishable
@@ -53,7 +60,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
 	--arg ncpu "$(nproc)" --arg mem "$(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)" \
 	--arg qemu "$(qemu-system-x86_64 --version | head -1)" \
-	--argjson packages "$pkgs" --argjson variants "$vjson" \
+	--argjson packages "$pkgs" --argjson variants "$vjson" --argjson ran_on "$ran_on" \
 	--arg commit "$commit" --arg dirty "$dirty" --arg changed "$changed" \
 	--arg runtime "$runtime" --arg reps "$reps" --arg jobs "$jobs" --arg seed_base "$seed_base" \
 	--arg states "$states" --arg workloads "$workloads" \
@@ -62,6 +69,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	'{run_id: $run, created: $created,
 	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,
 	  host: {name: $host, kernel: $kernel, cpu: $cpu, cpus: $ncpu, memory: $mem},
+	  ran_on: $ran_on,
 	  qemu: $qemu, packages: $packages,
 	  lab: {commit: $commit, uncommitted_files: ($dirty | tonumber),
 	       uncommitted: ($changed | split("\n") | map(select(. != ""))),

@@ -5,6 +5,8 @@
 # the boot is done), .profile for profiled boots, and raw/V.S.rR/ with the
 # serial logs and sink counts. A guest that panics, warns, hangs or dies fails
 # its own rows, never the caller. Prints one block of lines when done.
+# LAB_CELL_RAN=1: the boot already ran on a worker host (lib/remote.sh) and
+# raw/V.S.rR holds its outputs: only classify (guest/boot.sh --ran) and parse.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -14,11 +16,12 @@ dir=$1 v=$2 s=$3 r=$4 seed=$5 wl=$6 prof=$7 accel=$8 runtime=$9 unit=${10}
 cell=$dir/cells/$v.$s.$r.csv
 raw=raw/$v.$s.r$r
 
-rm -rf "${dir:?}/$raw"
+ran=()
+if [[ ${LAB_CELL_RAN:-0} == 1 ]]; then ran=(--ran); else rm -rf "${dir:?}/$raw"; fi
 mkdir -p "$dir/$raw"
 boot_status=ok
 # boot.sh dies with this script (parent-death signal), and QEMU with boot.sh
-setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel "$accel" --seed "$seed" --runtime "$runtime" \
+setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" "${ran[@]}" --accel "$accel" --seed "$seed" --runtime "$runtime" \
 	--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/$raw" "${v%-aa}" "$s" 2>"$dir/$raw/boot.stderr" ||
 	boot_status=$(sed -n 's/^status=//p' "$dir/$raw/boot.info" 2>/dev/null || echo boot-error)
 wall=$(sed -n 's/^wall_secs=//p' "$dir/$raw/boot.info" 2>/dev/null || echo 0)

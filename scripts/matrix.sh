@@ -8,17 +8,21 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
+slurm="" sbatch="" hosts="" boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --seed-base)
+	# sbatch's own options start with --: taken as they are (checked below)
+	--sbatch) (($# >= 2)) || die_usage "matrix: --sbatch needs a value (see ./run.sh help)"; sbatch=$2; shift 2 ;;
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm | --seed-base)
 		need_value "$@"
+		v=$2
 		case $1 in
-		--variants) variants=$2 ;; --states) states=$2 ;; --workloads) workloads=$2 ;;
-		--reps) reps=$2 ;; --runtime) runtime=$2 ;; --accel) accel=$2 ;; --resume) resume=$2 ;;
-		--run-id) run_id=$2 ;; --profile) profile=$2 ;; --jobs) boot_jobs=$2 ;; --seed-base) seed_base=$2 ;;
+		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
+		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
+		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --hosts) hosts=$v ;;
+		--slurm) slurm=$v ;; --seed-base) seed_base=$v ;;
 		esac
 		shift 2
 		;;
@@ -32,6 +36,19 @@ done
 case $accel in kvm | tcg | auto) ;; *) die_usage "--accel must be kvm, tcg or auto (got '$accel')" ;; esac
 [[ -z $seed_base ]] || check_number seed-base "$seed_base"
 [[ -z $seed_base || -z $resume ]] || die_usage "matrix: --seed-base with --resume: a resumed run keeps the seeds in its matrix.conf"
+[[ -z $hosts || -z $slurm ]] || die_usage "matrix: --hosts and --slurm exclude each other"
+[[ -z $sbatch || -n $slurm ]] || die_usage "matrix: --sbatch needs --slurm SHARED_DIR"
+[[ $sbatch =~ ^[A-Za-z0-9=,:/._\ -]*$ ]] || die_usage "matrix: --sbatch takes sbatch options as plain words (letters, digits, =,:/._-)"
+if [[ -n $hosts || -n $slurm ]]; then
+	# shellcheck source=../lib/hosts.sh
+	. "$LAB_ROOT/lib/hosts.sh"
+	# shellcheck source=../lib/remote.sh
+	. "$LAB_ROOT/lib/remote.sh"
+	if [[ -n $hosts ]]; then
+		host_lines "$hosts" >/dev/null
+		hosts=$(realpath "$hosts")
+	fi
+fi
 
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
 # it started lives (the descriptor is inherited); a second matrix, or a
@@ -77,6 +94,9 @@ for w in ${workloads//,/ }; do check_workload "$w"; done
 
 if [[ -z $resume ]]; then
 	accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
+	# a cell is the same bytes on another host only where guest time is an
+	# instruction count; KVM's wall-clock ns belong to the host that ran them
+	[[ -z $hosts$slurm || $accel == tcg ]] || die_usage "matrix --hosts/--slurm: needs --accel tcg (under $accel a cell's figures depend on the host that ran it)"
 	run_id=${run_id:-$(date +%Y%m%d-%H%M%S)-$accel}
 	dir=$(results_dir "$run_id")
 	mkdir -p "$results_root"
@@ -284,6 +304,54 @@ write_manifest() {
 	manifest_written=1
 }
 
+# --hosts: the boots still to run go to the worker hosts first (kernels and
+# initramfs built here, one bundle per host, parallel over SSH; lib/remote.sh),
+# their outputs come back into raw/ and matrix-cell.sh turns them into cells
+# as for a local boot. A boot that failed on every host stays pending and
+# runs here in the loop below.
+remote_boots() {
+	local i v s r seed wl prof k id cells=() rdir=$dir/remote ran_remote=0
+	for k in $kernels; do
+		log "matrix --hosts: kernel $k"
+		"$LAB_ROOT/kernel/build.sh" "$k" >"$dir/raw/build-$k.log" 2>&1 || { log "matrix --hosts: kernel $k failed to build (log $dir/raw/build-$k.log); its boots stay here"; }
+	done
+	rm -rf "$rdir/plans" "$rdir/out" "$rdir/joblog"
+	mkdir -p "$rdir/plans"
+	for i in "${!boots[@]}"; do
+		[[ ${boot_state[$i]} == pending ]] || continue
+		read -r v s r <<<"${boots[$i]}"
+		seed=$(seed_of "$v" "$r") wl=$(state_workloads "$s") prof=$(profile_for "$s" "$r")
+		"$LAB_ROOT/guest/boot.sh" --plan "$rdir/plans/$v.$s.$r" --accel "$accel" --seed "$seed" --runtime "$runtime" \
+			--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/raw/$v.$s.r$r" "${v%-aa}" "$s" 2>/dev/null || continue
+		cells+=("$v.$s.$r")
+	done
+	((${#cells[@]})) || return 0
+	id=$(bundle_make "$rdir")
+	log "matrix --hosts: ${#cells[@]} boots to dispatch, bundle $id ($(du -h "$rdir/bundle.tar" | cut -f1))"
+	if [[ -n $slurm ]]; then
+		local -a sopts
+		read -r -a sopts <<<"$sbatch"
+		slurm_dispatch "$rdir" "$slurm" "$id" "${cells[@]}" -- "${sopts[@]}" || true
+	else
+		remote_hosts "$rdir" "$hosts" || return 0
+		remote_push "$rdir" "$id"
+		remote_run "$rdir" "$id" "${LAB_REMOTE_RETRIES:-$(wc -l <"$rdir/sshlogins")}" "${cells[@]}" || true
+	fi
+	for i in "${!boots[@]}"; do
+		[[ ${boot_state[$i]} == pending ]] || continue
+		read -r v s r <<<"${boots[$i]}"
+		grep -q "^$v\.$s\.$r," "$rdir/hosts.csv" 2>/dev/null || continue
+		rm -rf "${dir:?}/raw/$v.$s.r$r"
+		remote_collect "$rdir/out/$v.$s.$r" "$dir/raw/$v.$s.r$r" || continue
+		LAB_CELL_RAN=1 "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$(seed_of "$v" "$r")" "$(state_workloads "$s")" \
+			"$(profile_for "$s" "$r")" "$accel" "$runtime" "$unit" || continue
+		boot_state[$i]=finished
+		ran_remote=$((ran_remote + 1))
+	done
+	write_run_csvs
+	log "matrix --hosts: $ran_remote of ${#cells[@]} boots ran on the hosts (who ran what: $rdir/hosts.csv, joblog: $rdir/joblog)"
+}
+
 # start_boot INDEX: start the boot's guest as a job
 nboots=0 first_boot_at=""
 start_boot() {
@@ -320,6 +388,7 @@ launch_ready() {
 
 start=$(now)
 ran=0 failed=0 build_failed=""
+[[ -z $hosts$slurm ]] || remote_boots
 while :; do
 	start_next_build
 	launch_ready

@@ -9,6 +9,8 @@
 # dpkg-deb -x into $LAB_GUEST_DEBS, where guest/build-initramfs.sh takes them.
 #   --list        print the host packages, one a line
 #   --guest-debs  only fetch and unpack the guest-only packages
+#   --host-debs GROUP  only fetch and unpack a scale-out group (parallel,
+#                 sshd, slurm) into $LAB_HOST_DEBS/GROUP; prints its root
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -29,9 +31,20 @@ packages=(
 # guest-only: unpacked into the cache, never installed (auditd's postinst
 # enables and starts auditd.service, which loads the host's audit rules)
 guest_debs=(auditd)
+# Scale-out tools, unpacked the same way into $LAB_HOST_DEBS/GROUP (never
+# installed: parallel depends on sysstat, whose package ships a service;
+# openssh-server, slurmctld, slurmd and munge are daemons). Fetched on demand
+# by --host-debs GROUP: parallel for ./run.sh matrix --hosts and hosts-check,
+# sshd and slurm only for the tests that start them on loopback.
+declare -A host_debs=(
+	[parallel]="parallel"
+	[sshd]="openssh-server libwrap0"
+	[slurm]="slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libmunge2 libhwloc15 libnuma1 liblz4-1"
+)
 
 case ${1:-} in
 --list) printf '%s\n' "${packages[@]}"; exit 0 ;;
+--host-debs) ;;
 --check | --guest-debs | "") ;;
 *) die_usage "setup: unknown option '$1' (use --check, --list or --guest-debs)" ;;
 esac
@@ -40,24 +53,48 @@ sudo=()
 ((EUID == 0)) || sudo=(sudo)
 export DEBIAN_FRONTEND=noninteractive
 
+# fetch_debs [--check] DEST PKG...: the packages' .debs fetched with apt-get
+# download and unpacked with dpkg-deb -x into DEST/root (never installed:
+# nothing of theirs runs at install time, no service is enabled or started);
+# DEST/.unpacked lists the .debs. The one download+unpack, for the guest's
+# packages and for the scale-out tools below.
+fetch_debs() {
+	local check="" dest p d
+	[[ $1 == --check ]] && { check=1; shift; }
+	dest=$1
+	shift
+	[[ -f $dest/.unpacked ]] && return 0
+	[[ -n $check ]] && die "setup: $* not unpacked in $dest"
+	log "setup: fetching $* (apt-get download + dpkg-deb -x into $dest; not installed)"
+	rm -rf "$dest" "$dest.new"
+	mkdir -p "$dest.new"
+	(cd "$dest.new" && apt-get download -q "$@" >&2) ||
+		{ "${sudo[@]}" apt-get update -q >&2 && (cd "$dest.new" && apt-get download -q "$@" >&2); } ||
+		die "setup: apt-get download $* failed"
+	for p in "$@"; do
+		d=$(compgen -G "$dest.new/${p}_*.deb" | head -1) || die "setup: apt-get download $p left no .deb"
+		dpkg-deb -x "$d" "$dest.new/root" || die "setup: dpkg-deb -x of $p failed"
+		basename "$d" >>"$dest.new/.unpacked"
+	done
+	mv "$dest.new" "$dest"
+}
+
 # fetch_guest_debs [--check]: every guest-only package unpacked in the cache
 fetch_guest_debs() {
-	local p dest
-	for p in "${guest_debs[@]}"; do
-		dest=$LAB_GUEST_DEBS/$p
-		[[ -f $dest/.unpacked ]] && continue
-		[[ ${1:-} == --check ]] && die "setup: guest package $p not unpacked in $dest"
-		log "setup: fetching $p for the guest (apt-get download + dpkg-deb -x into $dest; not installed)"
-		rm -rf "$dest" "$dest.new"
-		mkdir -p "$dest.new"
-		(cd "$dest.new" && apt-get download -q "$p" >&2) ||
-			{ "${sudo[@]}" apt-get update -q >&2 && (cd "$dest.new" && apt-get download -q "$p" >&2); } ||
-			die "setup: apt-get download $p failed"
-		dpkg-deb -x "$dest.new"/"$p"_*.deb "$dest.new/root" || die "setup: dpkg-deb -x of $p failed"
-		basename "$dest.new"/"$p"_*.deb >"$dest.new/.unpacked"
-		mv "$dest.new" "$dest"
-	done
+	local p
+	local check=()
+	[[ ${1:-} == --check ]] && check=(--check)
+	for p in "${guest_debs[@]}"; do fetch_debs "${check[@]}" "$LAB_GUEST_DEBS/$p" "$p"; done
 }
+
+if [[ ${1:-} == --host-debs ]]; then
+	g=${2:-}
+	[[ -n $g && -n ${host_debs[$g]:-} ]] || die_usage "setup --host-debs: group must be one of: ${!host_debs[*]}"
+	# shellcheck disable=SC2086 # a group is a word list
+	fetch_debs "$LAB_HOST_DEBS/$g" ${host_debs[$g]}
+	echo "$LAB_HOST_DEBS/$g/root"
+	exit 0
+fi
 
 missing=()
 if [[ ${1:-} != --guest-debs ]]; then
