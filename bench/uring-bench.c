@@ -11,6 +11,15 @@
  *                each OPENAT and each CLOSE counts as one op.
  *   personality  like read, but every sqe carries a registered personality
  *                (exercises security_uring_override_creds()).
+ *   sendmsg      IORING_OP_SENDMSG of one byte to this process's own AF_UNIX
+ *                datagram socket, with the destination address in msg_name
+ *                (move_addr_to_kernel(): audit_sockaddr(), a SOCKADDR record).
+ *
+ * Stages (the record-stream proof, issue 25): -m takes a comma list of
+ * nop/openclose/sendmsg, run one after the other on the same ring (the same
+ * SQPOLL thread, the same io-wq), -n ops each; between two stages -G PATH
+ * creates PATH.N (N = stages done) and waits until PATH.N.go exists, so a
+ * script can change audit rules or state between them.
  *
  * Time based by default (-t); with -n it issues exactly that many ops (for
  * openclose: that many OPENATs plus as many CLOSEs, so 2*N ops) and checks
@@ -33,6 +42,7 @@
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,7 +52,9 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <linux/fs.h>
@@ -69,6 +81,9 @@
 #define BS			4096
 #define OPEN_FILE_SIZE		4096
 
+#define MAX_STAGES		8
+#define GATE_POLL_US		10000
+
 #define NSEC_PER_SEC		1000000000LL
 #define ARRAY_SIZE(a)		(sizeof(a) / sizeof((a)[0]))
 
@@ -77,6 +92,7 @@ enum mode {
 	MODE_READ,
 	MODE_OPENCLOSE,
 	MODE_PERSONALITY,
+	MODE_SENDMSG,
 };
 
 static const char * const mode_names[] = {
@@ -84,6 +100,7 @@ static const char * const mode_names[] = {
 	[MODE_READ]		= "read",
 	[MODE_OPENCLOSE]	= "openclose",
 	[MODE_PERSONALITY]	= "personality",
+	[MODE_SENDMSG]		= "sendmsg",
 };
 
 /* user_data tags for openclose */
@@ -122,6 +139,13 @@ struct bench {
 	const char *path;
 	int *pending;			/* opened fds awaiting CLOSE */
 	unsigned int npending;
+
+	/* sendmsg: one datagram socket, sending to its own address */
+	int sock;
+	struct sockaddr_un addr;
+	struct msghdr msg;
+	struct iovec msg_iov;
+	char byte;
 };
 
 static void usage(FILE *f)
@@ -130,7 +154,7 @@ static void usage(FILE *f)
 "Usage: " PROG " [options]\n"
 "One-file liburing benchmark; key=value results on stdout, errors on stderr.\n"
 "\n"
-"  -m MODE   nop | read | openclose | personality (default " DEF_MODE ")\n"
+"  -m MODE   nop | read | openclose | personality | sendmsg (default " DEF_MODE ")\n"
 "              nop          IORING_OP_NOP batches (pure submission path)\n"
 "              read         4 KiB random reads of -f, fixed file,\n"
 "                           READ_FIXED unless -B 0\n"
@@ -138,6 +162,13 @@ static void usage(FILE *f)
 "                           each OPENAT and each CLOSE is one op\n"
 "              personality  like read, every sqe carries a registered\n"
 "                           personality id\n"
+"              sendmsg      SENDMSG of 1 byte to this process's own AF_UNIX\n"
+"                           datagram socket, destination in msg_name\n"
+"                           (abstract name " PROG ".audit-lab: one at a time)\n"
+"            or a comma list of nop, openclose and sendmsg: stages run in\n"
+"            turn on one ring, -n OPS each (needs -n and -G)\n"
+"  -G PATH   between stages create PATH.N (N stages done), then wait\n"
+"            until PATH.N.go exists (default none)\n"
 "  -d DEPTH  queue depth, max ops in flight, 1..%d (default %d);\n"
 "            ring entries = DEPTH rounded up to a power of 2\n"
 "  -b BATCH  submit batch and complete batch, 1..DEPTH (default %d)\n"
@@ -435,6 +466,101 @@ static int reap_openclose(struct bench *b, unsigned int nr)
 	return 0;
 }
 
+/* ---- sendmsg ---- */
+
+static unsigned int prep_sendmsg(struct bench *b, unsigned int max)
+{
+	struct io_uring_sqe *sqe;
+	unsigned int n = 0;
+
+	while (n < max && b->left) {
+		sqe = io_uring_get_sqe(&b->ring);
+		if (!sqe)
+			return n;
+		io_uring_prep_sendmsg(sqe, b->sock, &b->msg, 0);
+		sqe->flags = b->sqe_flags;
+		b->left--;
+		n++;
+	}
+	return n;
+}
+
+/* each sent byte is read back, so the socket's queue never fills */
+static int reap_sendmsg(struct bench *b, unsigned int nr)
+{
+	unsigned int i;
+	char c;
+
+	for (i = 0; i < nr; i++) {
+		if (b->cqes[i]->res != 1) {
+			err_ret("sendmsg cqe res", b->cqes[i]->res < 0 ?
+				b->cqes[i]->res : -EIO);
+			return -1;
+		}
+		if (recv(b->sock, &c, 1, MSG_DONTWAIT) != 1) {
+			err_ret("recv", -errno);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * A fixed abstract AF_UNIX address (no file; the same bytes in every run, so
+ * SOCKADDR records compare across kernels): one sendmsg bench at a time.
+ */
+static int open_sendmsg_socket(struct bench *b)
+{
+	socklen_t len;
+	int n;
+
+	b->sock = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (b->sock < 0) {
+		err_ret("socket AF_UNIX SOCK_DGRAM", -errno);
+		return -1;
+	}
+	b->addr.sun_family = AF_UNIX;
+	n = snprintf(b->addr.sun_path + 1, sizeof(b->addr.sun_path) - 1,
+		     "%s", PROG ".audit-lab");
+	len = offsetof(struct sockaddr_un, sun_path) + 1 + n;
+	if (bind(b->sock, (struct sockaddr *)&b->addr, len) < 0) {
+		err_ret("bind", -errno);
+		return -1;
+	}
+	b->byte = 'x';
+	b->msg_iov.iov_base = &b->byte;
+	b->msg_iov.iov_len = 1;
+	b->msg.msg_name = &b->addr;
+	b->msg.msg_namelen = len;
+	b->msg.msg_iov = &b->msg_iov;
+	b->msg.msg_iovlen = 1;
+	return 0;
+}
+
+/* -G: announce stage @done finished, wait for the go-ahead */
+static int gate(const char *path, unsigned int done)
+{
+	char name[PATH_MAX];
+	int fd;
+
+	snprintf(name, sizeof(name), "%s.%u", path, done);
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0) {
+		err_ret("open gate file", -errno);
+		return -1;
+	}
+	close(fd);
+	snprintf(name, sizeof(name), "%s.%u.go", path, done);
+	while (access(name, F_OK) < 0) {
+		if (errno != ENOENT) {
+			err_ret("access gate go file", -errno);
+			return -1;
+		}
+		usleep(GATE_POLL_US);
+	}
+	return 0;
+}
+
 /* ---- setup ---- */
 
 static int create_open_file(const char *path)
@@ -663,22 +789,26 @@ int main(int argc, char **argv)
 	struct iovec iov;
 	unsigned long long nops = 0, expect = 0;
 	double secs = DEF_SECS, iv = DEF_INTERVAL, el;
-	long long start, end;
+	long long start = 0, end = 0;
 	int mode = -1, direct = DEF_DIRECT, sqpoll = 0, async = 0;
 	int fixed_file = 0, fixed_buf = 0, fd = -1, ring_ok = 0;
 	uint64_t seed = DEF_SEED;
-	const char *mode_str = DEF_MODE, *label = NULL;
+	const char *mode_str = DEF_MODE, *label = NULL, *gate_path = NULL;
 	long long uid = DEF_UID;
+	int stages[MAX_STAGES], nstages = 0, uses[ARRAY_SIZE(mode_names)];
+	char modes_buf[256], *tok, *save;
 	unsigned int i;
+	int st;
 	int opt, ret, status = 1;
 
 	memset(&b, 0, sizeof(b));
+	b.sock = -1;
 	b.depth = DEF_DEPTH;
 	b.batch = DEF_BATCH;
 	b.fixed_buf = DEF_FIXED_BUF;
 
 	opterr = 0;
-	while ((opt = getopt(argc, argv, ":m:d:b:t:n:i:SAf:D:B:s:u:L:e:h")) != -1) {
+	while ((opt = getopt(argc, argv, ":m:d:b:t:n:i:SAf:D:B:s:u:L:e:G:h")) != -1) {
 		switch (opt) {
 		case 'm':
 			mode_str = optarg;
@@ -726,6 +856,9 @@ int main(int argc, char **argv)
 		case 'e':
 			b.want_err = (int)parse_ull(opt, optarg, 1, 4095);
 			break;
+		case 'G':
+			gate_path = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;
@@ -740,12 +873,39 @@ int main(int argc, char **argv)
 	if (optind < argc)
 		usage_err("unexpected argument '%s'; options only, see -h",
 			  argv[optind]);
-	for (i = 0; i < ARRAY_SIZE(mode_names); i++)
-		if (!strcmp(mode_str, mode_names[i]))
-			mode = i;
-	if (mode < 0)
-		usage_err("unknown mode -m '%s'; use nop, read, openclose or personality",
-			  mode_str);
+	if (strlen(mode_str) >= sizeof(modes_buf))
+		usage_err("-m '%s' is too long; use at most %d stages",
+			  mode_str, MAX_STAGES);
+	strcpy(modes_buf, mode_str);
+	memset(uses, 0, sizeof(uses));
+	for (tok = strtok_r(modes_buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		mode = -1;
+		for (i = 0; i < ARRAY_SIZE(mode_names); i++)
+			if (!strcmp(tok, mode_names[i]))
+				mode = i;
+		if (mode < 0)
+			usage_err("unknown mode -m '%s'; use nop, read, openclose, personality or sendmsg",
+				  tok);
+		if (nstages == MAX_STAGES)
+			usage_err("-m '%s' has more than %d stages; use fewer",
+				  mode_str, MAX_STAGES);
+		stages[nstages++] = mode;
+		uses[mode] = 1;
+	}
+	if (!nstages)
+		usage_err("empty -m; use nop, read, openclose, personality or sendmsg");
+	if (nstages > 1) {
+		if (!nops || !gate_path)
+			usage_err("-m '%s' has %d stages: they need -n OPS and -G PATH",
+				  mode_str, nstages);
+		if (uses[MODE_READ] || uses[MODE_PERSONALITY])
+			usage_err("-m '%s': read and personality run only alone; stage nop, openclose and sendmsg",
+				  mode_str);
+		if (b.want_err)
+			usage_err("-e and a staged -m exclude each other; use one");
+	}
+	mode = stages[0];
 	if (label && uid >= 0)
 		usage_err("-L and -u exclude each other (relabelling needs CAP_MAC_ADMIN); use one");
 	if (b.batch > b.depth)
@@ -760,16 +920,11 @@ int main(int argc, char **argv)
 		goto err;
 	}
 
-	switch (mode) {
-	case MODE_NOP:
-		b.prep = prep_nop;
-		b.reap = reap_nop;
+	if (uses[MODE_SENDMSG] && open_sendmsg_socket(&b))
+		goto err;
+	if (!uses[MODE_READ] && !uses[MODE_PERSONALITY])
 		b.fixed_buf = 0;
-		break;
-	case MODE_OPENCLOSE:
-		b.prep = prep_openclose;
-		b.reap = reap_openclose;
-		b.fixed_buf = 0;
+	if (uses[MODE_OPENCLOSE]) {
 		if (!b.path)
 			b.path = DEF_OPEN_FILE;
 		if (create_open_file(b.path))
@@ -779,6 +934,11 @@ int main(int argc, char **argv)
 			err_ret("calloc", -ENOMEM);
 			goto err;
 		}
+	}
+	switch (mode) {
+	case MODE_NOP:
+	case MODE_OPENCLOSE:
+	case MODE_SENDMSG:
 		break;
 	case MODE_READ:
 	case MODE_PERSONALITY:
@@ -859,16 +1019,44 @@ int main(int argc, char **argv)
 	if (async)
 		b.sqe_flags |= IOSQE_ASYNC;
 
-	if (nops) {
-		b.left = nops;
-		expect = mode == MODE_OPENCLOSE && !b.want_err ? 2 * nops : nops;
-	} else {
-		b.left = ULLONG_MAX;
-	}
+	for (st = 0; st < nstages; st++) {
+		long long s0, e0;
 
-	if (run(&b, nops ? 0 : (long long)(secs * 1e9) + 1,
-		(long long)(iv * 1e9), &start, &end))
-		goto err;
+		mode = stages[st];
+		switch (mode) {
+		case MODE_NOP:
+			b.prep = prep_nop;
+			b.reap = reap_nop;
+			break;
+		case MODE_OPENCLOSE:
+			b.prep = prep_openclose;
+			b.reap = reap_openclose;
+			break;
+		case MODE_SENDMSG:
+			b.prep = prep_sendmsg;
+			b.reap = reap_sendmsg;
+			break;
+		default:
+			b.prep = prep_read;
+			b.reap = reap_read;
+			break;
+		}
+		if (st && gate(gate_path, st))
+			goto err;
+		if (nops) {
+			b.left = nops;
+			expect += mode == MODE_OPENCLOSE && !b.want_err ?
+				  2 * nops : nops;
+		} else {
+			b.left = ULLONG_MAX;
+		}
+		if (run(&b, nops ? 0 : (long long)(secs * 1e9) + 1,
+			(long long)(iv * 1e9), &s0, &e0))
+			goto err;
+		if (!st)
+			start = s0;
+		end = e0;
+	}
 
 	if (nops && b.done != expect) {
 		fprintf(stderr, PROG ": completed %llu ops, expected exactly %llu\n",
@@ -878,7 +1066,7 @@ int main(int argc, char **argv)
 
 	el = (end - start) / 1e9;
 	printf("result mode=%s ops=%llu secs=%.6f ops_per_sec=%.3f ns_per_op=%.3f depth=%u batch=%u sqpoll=%d async=%d fixed_file=%d fixed_buf=%d\n",
-	       mode_names[mode], b.done, el,
+	       mode_str, b.done, el,
 	       el > 0 ? b.done / el : 0.0,
 	       b.done ? el * 1e9 / b.done : 0.0,
 	       b.depth, b.batch, sqpoll, async, fixed_file, fixed_buf);
@@ -892,6 +1080,8 @@ err:
 		io_uring_queue_exit(&b.ring);
 	if (fd >= 0)
 		close(fd);
+	if (b.sock >= 0)
+		close(b.sock);
 	free(b.free_slots);
 	free(b.offs);
 	free(b.buf);

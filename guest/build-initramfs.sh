@@ -16,7 +16,13 @@ mkdir -p "$out" "$bindir"
 exec 9>"$out/lock"
 flock 9
 
-flock "$bindir/.build.lock" make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
+guest_tools=(uring-bench uring-rule audit-sink lab-time)
+lab_bins=()
+for t in "${guest_tools[@]}"; do lab_bins+=("$bindir/$t"); done
+# always rebuilt (-B), inside the lock: the cache is shared between
+# checkouts, and a tool built from another checkout's source looked up to
+# date (a guest ran an uring-bench without this checkout's options)
+flock "$bindir/.build.lock" make -s -B -C "$LAB_ROOT/bench" O="$bindir" "${lab_bins[@]}" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
 
 # auditctl comes from auditd's .deb unpacked into the cache, never from an
 # installed auditd (that would start a daemon on the host: scripts/setup.sh)
@@ -25,8 +31,6 @@ host_bins=(/bin/busybox /usr/bin/fio "$LAB_AUDITCTL")
 for b in "${host_bins[@]}"; do
 	[[ -x $b ]] || die "$b missing; run './run.sh setup'"
 done
-lab_bins=()
-for t in uring-bench uring-rule audit-sink lab-time; do lab_bins+=("$bindir/$t"); done
 # perf (linux-perf) for cpu-clock profiles: /usr/bin/perf, or perf_<version>
 # where /usr/bin/perf is Debian's version-dispatching wrapper
 perf_bin=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort | tail -1)

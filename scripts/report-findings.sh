@@ -22,12 +22,17 @@ cat <<'EOT'
 
 ### Upstream io_uring audit: kernel BUG when audit is disabled at runtime with an io_uring rule loaded
 
-On the merged design (Debian linux-source-6.1, 6.1.192, and linux-source-6.12, 6.12.118, as is),
+On the merged design (Debian linux-source-6.1, 6.1.192, seen; linux-source-6.12, 6.12.118, by code
+reading only: its `__audit_uring_exit()` is 6.1's, no 6.12 boot has been run here),
 an io_uring-list rule plus `auditctl -e 0` makes every io-wq worker that runs an audited opcode
 hit `BUG()` in `audit_log_exit()`: `audit_uring_entry()` is gated on `audit_enabled`,
 `audit_uring_exit()` is not, a fresh io-wq worker's audit context is non-dummy and
-`AUDIT_CTX_UNUSED`, `audit_filter_uring()` matches the rule, and `audit_log_exit()` has no case
-for an unused context. The submitter then waits forever for its completions. Once root has
+`AUDIT_CTX_UNUSED`, `audit_filter_uring()` matches the rule on the stale op 0 (the skipped entry
+never set `ctx->uring_op`), and `audit_log_exit()` has no case for an unused context. So only a
+rule whose op mask includes IORING_OP_NOP (such as `all`) fires: a rule for OPENAT alone does not
+(phase disable-bug-opmask). And it is not only io-wq: a task forked after `auditctl -e 0` has the
+same kind of context, and its own inline OPENAT/CLOSE BUG()s in the submitting task (phase
+disable-bug-inline). The submitter then waits forever for its completions. Once root has
 loaded such a rule and disabled audit, **any local user** sets it off: in the lab's upstream 6.1
 guest the first phase of guest/scripts/disable-bug.sh, run as uid 1000 (`su lab`), ends in
 `kernel BUG at kernel/auditsc.c:1713!` in `iou-wrk-*` (tests/62-runtime-disable.sh checks it).
@@ -49,7 +54,9 @@ BUG end the boot at once):
 
 ```
 guest/boot.sh --script disable-bug --out /tmp/db upstream idle       # 6.1
-guest/boot.sh --script disable-bug --out /tmp/db612 upstream-6-12 idle
+guest/boot.sh --script disable-bug-inline --out /tmp/dbi upstream idle   # inline, no io-wq
+guest/boot.sh --script disable-bug-opmask --out /tmp/dbo upstream idle   # OPENAT rule: no BUG
+guest/boot.sh --script disable-bug --out /tmp/db612 upstream-6-12 idle   # 6.12: not run here
 bash tests/62-runtime-disable.sh            # every variant, with the expected outcome of each
 ```
 EOT
@@ -66,8 +73,8 @@ done
 echo
 if [[ -n $subject ]]; then
 	echo "**Fix:** variant \`upstream-fix\`, \`kernel/variants/upstream-fix/$patch\`: \`$subject\`"
-	echo "(Fixes: 5bd2182d58e9). \`__audit_uring_exit()\` returns early for an \`AUDIT_CTX_UNUSED\` context, as"
-	echo "its dummy branch already does; with it the phase passes (root phase: 200 ops, clean console; tcg-icount, 2026-12-03)."
+	echo "(Fixes: 5bd2182d58e9, Cc: stable). \`__audit_uring_exit()\` skips the filters for an \`AUDIT_CTX_UNUSED\` context and"
+	echo "resets it, as \`__audit_syscall_exit()\` does; with it every phase passes (tests/62-runtime-disable.sh)."
 else
 	echo "**Fix:** none in this tree (kernel/variants/upstream-fix is missing)."
 fi

@@ -11,6 +11,15 @@
 #     and disabled audit (seen on upstream 6.1.192, tcg-icount).
 #   every other variant: survives both phases (2x100 ops each, clean console).
 # Fails when a variant expected to survive crashes, or upstream survives.
+# Then the BUG's exact extent (issue 25), on upstream and upstream-fix:
+#   disable-bug-opmask (guest/scripts/disable-bug-opmask.sh): the rule names
+#     OPENAT alone. The skipped entry never sets ctx->uring_op, so the exit
+#     filters a stale op 0 (NOP), which this rule does not match: both
+#     survive io-wq (uid 1000 and root) and inline OPENAT/CLOSE.
+#   disable-bug-inline (guest/scripts/disable-bug-inline.sh): rule on all
+#     ops, OPENAT/CLOSE issued inline (no IOSQE_ASYNC) by a task forked after
+#     'auditctl -e 0': upstream BUG()s in the submitting task itself
+#     (Comm: uring-bench, not iou-wrk); upstream-fix survives.
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -90,5 +99,49 @@ for v in $variants; do
 		fi
 		check "$v: survives, phase $ph: bench_rc=0 ops=$((2 * N)) (seen rc=$(field bench_rc "$line") ops=$(field ops "$line"))" \
 			test "$(field bench_rc "$line") $(field ops "$line")" = "0 $((2 * N))"
+	done
+done
+
+# issue 25: the BUG narrower (an op mask without op 0) and broader (inline)
+scoped=$(printf '%s\n' upstream upstream-fix | grep -xF -f <(tr ' ' '\n' <<<"$variants") || true)
+for script in disable-bug-opmask disable-bug-inline; do
+	for v in $scoped; do
+		out=$tmp/$script-$v
+		"$LAB_ROOT/guest/boot.sh" --accel "$accel" --script "$script" --timeout 300 --out "$out" "$v" idle >"$out.log" 2>&1 || true
+		status=$(sed -n 's/^status=//p' "$out/boot.info" 2>/dev/null || true)
+		res=$(tr -d '\r' <"$out/results.txt" 2>/dev/null || true)
+		con=$(tr -d '\r' <"$out/console.log" 2>/dev/null || true)
+		if [[ -z $status ]]; then
+			tail -5 "$out.log" | sed 's/^/    /'
+			not_ok "$script/$v: the variant built and booted"
+			continue
+		fi
+		line=$(grep '^disable-bug audit=' <<<"$res" || true)
+		check "$script/$v: rule ($(sed -n 's/^disable-bug rule=\([^ ]*\).*/\1/p' <<<"$res")) loaded, audit disabled at runtime (enabled=0)" \
+			test "$(field audit "$line") $(field enabled "$line")" = "present 0"
+		if [[ $script:$v == disable-bug-inline:upstream ]]; then
+			last=$(grep '^disable-bug begin phase=' <<<"$res" | tail -1)
+			sed -n '/kernel BUG at/,/end trace/p' <<<"$con" >"$out.bug"
+			if [[ -s $out.bug ]]; then
+				ok "$script/$v: expected finding reproduced: $(grep -m1 -o 'kernel BUG at [^ ]*' "$out.bug") ($status)"
+				check "$script/$v: in audit_log_exit() in the submitting task (Comm: uring-bench, not an io-wq worker), phase $(field phase "$last")" \
+					both grep -q 'RIP: 0010:audit_log_exit' "$out.bug" -- both grep -q 'Comm: uring-bench' "$out.bug" -- test "$(field phase "$last")" = inline
+				head -25 "$out.bug" | sed 's/^/    /'
+			else
+				grep '^disable-bug' <<<"$res" | sed 's/^/    /'
+				not_ok "$script/$v: expected the BUG from an inline op of a task forked after -e 0, got status $status without it"
+			fi
+			continue
+		fi
+		if [[ $status != ok ]]; then
+			kernel_trouble "$out/console.log" | head -8 | sed 's/^/    /' || true
+			not_ok "$script/$v: survives (status $status)"
+			continue
+		fi
+		for ph in $(sed -n 's/^disable-bug rule=[^ ]* phases=\([^ ]*\).*/\1/p' <<<"$res" | tr ',' ' '); do
+			line=$(grep "^disable-bug phase=$ph " <<<"$res" || true)
+			check "$script/$v: survives, phase $ph: bench_rc=0 ops=$((2 * N)) (seen rc=$(field bench_rc "$line") ops=$(field ops "$line"))" \
+				test "$(field bench_rc "$line") $(field ops "$line")" = "0 $((2 * N))"
+		done
 	done
 done

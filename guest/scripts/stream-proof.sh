@@ -6,8 +6,10 @@
 #   stream-begin scenario=NAME
 #   S NAME type=N msg=audit(TS:SERIAL): ...     (every record, in order)
 #   stream-end scenario=NAME bench_rc=RC lost=L
-# Scenarios never combine an io_uring rule, 'auditctl -e 0' and io-wq/SQPOLL
-# OPENAT (the runtime-disable BUG on upstream, proven in its own phase).
+# Scenarios combine an io_uring rule with 'auditctl -e 0' only for a rule
+# whose op mask excludes op 0 (IORING_OP_NOP): the runtime-disable BUG on
+# upstream needs one (the skipped entry leaves ctx->uring_op 0), and is
+# proven in its own phase (tests/62-runtime-disable.sh).
 # Smack must be active for 'lsm' (boot in state smack); without it the
 # scenario reports lsm=absent. PROOF_EXE_RULE=1 adds the autoremove scenario.
 N=${STREAM_N:-8}
@@ -31,6 +33,29 @@ sink_stop() { # NAME RC
 	echo "stream-end scenario=$1 bench_rc=$2 lost=$((${lost:-0} - ${lost0:-0}))"
 }
 bench() { uring-bench -n "$N" -i 0 "$@" >/tmp/sb.out 2>/tmp/sb.err; }
+# staged: uring-bench -m A,B,... -G /tmp/gate in the background; between
+# stages run the next argument of stage_steps as a command (issue 25)
+gate_wait() { # N: wait (up to 30 s) for the bench to finish stage N
+	i=0
+	while [ ! -f "/tmp/gate.$1" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -f "/tmp/gate.$1" ] || echo "stream-error gate-$1-not-reached $(head -1 /tmp/sg.err)"
+}
+staged() { # MODES FLAGS STEP...: STEP k runs between stages k and k+1
+	modes=$1 flags=$2
+	shift 2
+	rm -f /tmp/gate.*
+	# shellcheck disable=SC2086 # FLAGS is a list of options
+	uring-bench -n "$N" -i 0 -m "$modes" $flags -G /tmp/gate >/tmp/sg.out 2>/tmp/sg.err &
+	sb=$!
+	k=1
+	for step in "$@"; do
+		gate_wait $k
+		sh -c "$step" >/dev/null 2>&1
+		touch "/tmp/gate.$k.go"
+		k=$((k + 1))
+	done
+	wait $sb
+}
 rules_clear() { auditctl -D >/dev/null 2>&1; }
 
 if ! auditctl -s >/dev/null 2>&1; then
@@ -174,3 +199,49 @@ if [ "${PROOF_EXE_RULE:-1}" = 1 ]; then
 	sink_stop exe "$r1,$r2"
 	echo "stream exe rule_rc=$r1,$r2 rules_after_delete=$rules"
 fi
+
+# sockaddr: SENDMSG with a destination address (audit_sockaddr(): SOCKADDR
+# records) under an io_uring rule on all ops, inline, on io-wq and by SQPOLL
+sink_start
+uring-rule add -k st all >/dev/null
+bench -m sendmsg; rc=$?
+bench -m sendmsg -A; rc=$((rc + $?))
+bench -m sendmsg -S; rc=$((rc + $?))
+rules_clear
+sink_stop sockaddr $rc
+
+# uring-disable: an io_uring rule for OPENAT alone, 'auditctl -e 0', ops
+# inline, on io-wq and by SQPOLL, 'auditctl -e 1', the same ops again
+sink_start
+uring-rule add -k st openat >/dev/null
+auditctl -e 0 >/dev/null
+bench -m openclose; rc=$?
+bench -m openclose -A; rc=$((rc + $?))
+bench -m openclose -S; rc=$((rc + $?))
+auditctl -e 1 >/dev/null
+bench -m openclose; rc=$((rc + $?))
+bench -m openclose -A; rc=$((rc + $?))
+bench -m openclose -S; rc=$((rc + $?))
+rules_clear
+sink_stop uring-disable $rc
+
+# disable-sock: one SQPOLL thread spans 'auditctl -e 0' / '-e 1' under an
+# OPENAT rule: SENDMSGs while audit is off (a context whose entry was
+# skipped collects the address), then OPENAT/CLOSE after '-e 1': a context
+# not reset shows a stale SOCKADDR in the first OPENAT's event
+sink_start
+uring-rule add -k st openat >/dev/null
+auditctl -e 0 >/dev/null
+staged sendmsg,openclose -S "auditctl -e 1"; rc=$?
+rules_clear
+sink_stop disable-sock $rc
+
+# sqpoll-sock: one SQPOLL thread spans a rule delete and a rule add:
+# SENDMSGs under a rule on all ops, SENDMSGs with no rule at all, then
+# OPENAT/CLOSE under an OPENAT rule (issue 25 (b): a context left non-dummy
+# while no rule exists collects the address for the next audited op)
+sink_start
+uring-rule add -k st all >/dev/null
+staged sendmsg,sendmsg,openclose -S "auditctl -D; sleep 0.5" "uring-rule add -k st openat"; rc=$?
+rules_clear
+sink_stop sqpoll-sock $rc
