@@ -3,7 +3,13 @@
 # packages (busybox-static, fio, auditctl from auditd's unpacked .deb) plus the lab's own tools
 # in bench/, each with the shared libraries ldd names. Rebuilt only when an
 # input changes; prints the image path on stdout.
+# Reproducible: the same inputs give the same bytes from any checkout path and
+# any $LAB_CACHE (tests/44): a fixed umask, every mode normalised, every mtime
+# set to SOURCE_DATE_EPOCH (0), owner 0:0, entries in C-locale order, cpio
+# --reproducible (no inode or device numbers); the tools in bench/ are built
+# with -ffile-prefix-map (no checkout or cache path in their debug info).
 set -euo pipefail
+umask 022
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
@@ -72,7 +78,14 @@ cp "$LAB_ROOT"/guest/scripts/*.sh "$root/lab/scripts/"
 chmod 755 "$root"
 echo 'root:x:0:0:root:/root:/bin/sh' >"$root/etc/passwd"
 echo 'root:x:0:' >"$root/etc/group"
-(cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc --reproducible) >"$tmpimg"
+# modes from the content's kind, not from the host files or the umask they
+# were made under: executables 755, other files 644, directories 755
+find "$root" -type d -exec chmod 755 {} +
+find "$root" -type f -perm /111 -exec chmod 755 {} +
+find "$root" -type f ! -perm /111 -exec chmod 644 {} +
+epoch=${SOURCE_DATE_EPOCH:-0}
+find "$root" -exec touch -h -d "@$epoch" {} +
+(cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$tmpimg"
 chmod 644 "$tmpimg"
 mv "$tmpimg" "$img"
 echo "$id" >"$out/stamp"
