@@ -14,9 +14,10 @@ umask 022
 . "$(dirname "$0")/../lib/common.sh"
 
 out=$LAB_CACHE/initramfs
-# uncompressed: unpacking ~110 MB of gzip costs ~2.3 s of TCG wall time per boot
-img=$out/initramfs.cpio
-bindir=$LAB_CACHE/bin
+# the guest tools' build dir is named by their sources' content: the cache is
+# shared between checkouts, and make's mtime test alone would reuse a tool
+# built from another checkout's source (or with other flags)
+bindir=$LAB_CACHE/bin/guest-$(cd "$LAB_ROOT/bench" && sha256sum Makefile ./*.c | sha256sum | cut -c1-16)
 mkdir -p "$out" "$bindir"
 # one builder at a time: concurrent boots must not interleave their writes
 exec 9>"$out/lock"
@@ -44,10 +45,17 @@ inputs() {
 }
 # content hashes only: the same inputs give the same id from any working dir
 id=$(inputs | awk '{print $1}' | sha256sum | awk '{print $1}')
-if [[ -f $img && -f $out/stamp && $(cat "$out/stamp") == "$id" ]]; then
+# one image per input id, never replaced in place: a boot of one checkout keeps
+# the image it was given while another checkout (the cache is shared) builds
+# its own. Uncompressed: unpacking ~110 MB of gzip costs ~2.3 s of TCG wall
+# time per boot. Images of other ids unused for a day are removed.
+img=$out/initramfs-${id:0:16}.cpio
+if [[ -f $img ]]; then
+	touch -c "$img"
 	echo "$img"
 	exit 0
 fi
+find "$out" -maxdepth 1 -name 'initramfs*.cpio' -mtime +0 -delete
 
 log "initramfs: building from host packages and bench/ tools"
 root=$(mktemp -d "$out/root.XXXXXX")
@@ -88,6 +96,5 @@ find "$root" -exec touch -h -d "@$epoch" {} +
 (cd "$root" && find . | LC_ALL=C sort | cpio --quiet -o -H newc -R 0:0 --reproducible) >"$tmpimg"
 chmod 644 "$tmpimg"
 mv "$tmpimg" "$img"
-echo "$id" >"$out/stamp"
 log "initramfs: $img ($(du -h "$img" | cut -f1))"
 echo "$img"

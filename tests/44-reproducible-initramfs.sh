@@ -28,7 +28,7 @@ if [[ $a != "$b" && -s $ia && -s $ib ]]; then
 	# name the members that differ
 	for x in a b; do
 		mkdir "$t/x$x"
-		(cd "$t/x$x" && cpio --quiet -id <"$t/$x/initramfs/initramfs.cpio" 2>/dev/null) || true
+		(cd "$t/x$x" && cpio --quiet -id <"$(if [[ $x == a ]]; then echo "$ia"; else echo "$ib"; fi)" 2>/dev/null) || true
 	done
 	diff -rq "$t/xa" "$t/xb" | head -5 | sed 's/^/    /' || true
 fi
