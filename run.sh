@@ -13,7 +13,7 @@ usage: ./run.sh COMMAND [ARGS]
   boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel A] [--seed N] [--out DIR]
                              boot one guest (default state idle) and show its results
   matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
-         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--resume RUN]
+         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--resume RUN] [--verify P]
                              run the measurement matrix into results/<run-id>/
   summary RUN                recompute results/RUN/summary.csv from its cells
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)

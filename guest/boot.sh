@@ -14,8 +14,11 @@
 #                      and nokaslr; ARGS "none": nokaslr only (its plain control)
 #   --debug            boot the proof-only debug kernel (kernel/build.sh --debug)
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
-# (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error;
-# killed: QEMU died of a signal before its deadline).
+# (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error|guest-error|
+# verify-mismatch; killed: QEMU died of a signal before its deadline), and
+# cell=off|miss|stored|hit|verify|verified whether it came from the cell store
+# (lib/cellstore.sh; LAB_NO_CELL_STORE=1 turns it off, LAB_CELL_VERIFY=P
+# reruns a share P of hits and compares).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -85,17 +88,47 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
 	-rtc 'base=2026-01-01T00:00:00,clock=vm'
 	-display none -monitor none -nic none -no-reboot
 	-serial "file:$out/console.log" -serial "file:$out/results.txt")
-[[ -n $plugin && $plugin != none ]] && qemu+=(-plugin "$plugin")
-start=$(date +%s.%N)
-# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
-# this script: whoever is killed (this script, timeout, or QEMU), no QEMU
-# lives on without a deadline or writes into --out after the boot is recorded
-set +e
-setpriv --pdeathsig KILL timeout --signal=KILL "$timeout" \
-	setpriv --pdeathsig KILL "${qemu[@]}" >"$out/qemu.log" 2>&1
-rc=$?
-set -e
-wall=$(echo "$(date +%s.%N) - $start" | bc)
+plugin_out=""
+if [[ -n $plugin && $plugin != none ]]; then
+	qemu+=(-plugin "$plugin")
+	plugin_out=$(tr ',' '\n' <<<"$plugin" | sed -n 's/^out=//p')
+fi
+
+# The cell store (lib/cellstore.sh): a tcg-icount boot whose key record is
+# stored is restored, not run (cell=hit); LAB_CELL_VERIFY=P reruns a random
+# share P of hits and compares the bytes (cell=verified, or status
+# verify-mismatch). A boot that runs is stored when the guest decided its
+# outcome (cell=stored).
+# shellcheck source=../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
+cell=off key=""
+rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
+if cell_store_on "$accel"; then
+	cell_record "$out" "$state" "$workloads" "$profile" "$script" "$runtime" "$seed" "$cmdline" -- "${qemu[@]}" >"$out/cell.record"
+	key=$(cell_key "$out/cell.record")
+	cell=miss
+	if cell_lookup "$key"; then
+		cell=hit
+		[[ -n ${LAB_CELL_VERIFY:-} ]] && cell_verify_pick "$LAB_CELL_VERIFY" && cell=verify
+	fi
+fi
+
+if [[ $cell == hit ]]; then
+	cell_restore "$key" "$out" "$plugin_out"
+	rc=$(cell_outcome "$key" qemu_rc)
+	wall=$(cell_outcome "$key" wall_secs)
+else
+	start=$(date +%s.%N)
+	# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
+	# this script: whoever is killed (this script, timeout, or QEMU), no QEMU
+	# lives on without a deadline or writes into --out after the boot is recorded
+	set +e
+	setpriv --pdeathsig KILL timeout --signal=KILL "$timeout" \
+		setpriv --pdeathsig KILL "${qemu[@]}" >"$out/qemu.log" 2>&1
+	rc=$?
+	set -e
+	wall=$(echo "$(date +%s.%N) - $start" | bc)
+fi
 
 status=ok
 # 137 is SIGKILL: from timeout at the deadline, or from outside before it
@@ -117,6 +150,21 @@ elif grep -q '^@@LAB dmesg problems=[1-9]' "$out/results.txt"; then
 elif grep -q '^@@LAB error' "$out/results.txt"; then
 	status=guest-error
 fi
+case $cell in
+miss) if ((rc == 0)) && cell_storable "$status"; then
+	cell_store "$key" "$out/cell.record" "$out" "$status" "$rc" "$wall" "$plugin_out"
+	cell=stored
+fi ;;
+verify)
+	if diffs=$(cell_compare "$key" "$out" "$plugin_out") && [[ $status == "$(cell_outcome "$key" status)" ]]; then
+		cell=verified
+		wall=$(cell_outcome "$key" wall_secs)
+	else
+		log "cell store: VERIFY FAILED: boot $v/$state seed $seed (key $key) differs from its stored cell: status $status vs $(cell_outcome "$key" status)${diffs:+, files:} $(echo "$diffs" | paste -sd' ') (stored: $(cell_dir "$key"), rerun: $out)"
+		status=verify-mismatch
+	fi
+	;;
+esac
 {
 	echo "variant=$v"
 	echo "state=$state"
@@ -129,5 +177,7 @@ fi
 	echo "initramfs_sha256=$(sha256_of "$initrd")"
 	echo "cmdline=$cmdline"
 	echo "qemu=${qemu[*]}"
+	echo "cell=$cell"
+	echo "cell_key=$key"
 } >"$out/boot.info"
 [[ $status == ok ]] || { log "boot $v/$state: $status (logs in $out)"; exit 1; }

@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
+boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile="" verify=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 # val OPTION ARGS...: the option's value, or one clear line when it has none
 val() {
@@ -18,12 +18,12 @@ val() {
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs)
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --verify)
 		v=$(val "$@") || exit $?
 		case $1 in
 		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
 		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
-		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;;
+		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --verify) verify=$v ;;
 		esac
 		shift 2
 		;;
@@ -33,6 +33,13 @@ done
 # everything is checked before anything is created
 [[ -z $boot_jobs || $boot_jobs =~ ^[1-9][0-9]*$ ]] || die_usage "--jobs must be a positive whole number (got '$boot_jobs')"
 [[ -z $run_id ]] || check_name run-id "$run_id"
+# --verify P: every boot whose cell is stored is rerun with probability P and
+# compared byte for byte with the stored cell (guest/boot.sh, lib/cellstore.sh)
+if [[ -n $verify ]]; then
+	[[ $verify =~ ^(0(\.[0-9]+)?|1(\.0*)?|\.[0-9]+)$ ]] || die_usage "--verify takes a share of the stored cells to rerun, 0 to 1 (got '$verify')"
+	[[ ${LAB_NO_CELL_STORE:-0} != 1 ]] || die_usage "--verify needs the cell store, and LAB_NO_CELL_STORE=1 turns it off"
+	export LAB_CELL_VERIFY=$verify
+fi
 
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
 # it started lives (the descriptor is inherited); a second matrix, or a
@@ -316,6 +323,14 @@ for k in $build_failed; do echo "$k,failed to build (log raw/build-$k.log)"; don
 mv "$dir/not-run.csv.tmp" "$dir/not-run.csv"
 write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
+# where this run's boots came from (guest/boot.sh's boot.info cell= line)
+cells_from=$(cat "$dir"/raw/*/boot.info 2>/dev/null | sed -n 's/^cell=//p' | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep = ", "}')
+log "matrix: cell store: ${cells_from:-no boots} (hit: restored, not booted; stored: booted and stored; miss: booted, not storable; verified: rerun, identical)"
+mismatch=$(grep -l '^status=verify-mismatch' "$dir"/raw/*/boot.info 2>/dev/null || true)
+if [[ -n $mismatch ]]; then
+	log "matrix: VERIFY FAILED: $(wc -l <<<"$mismatch") rerun cell(s) differ from the stored cell:"
+	for f in $mismatch; do grep -h 'VERIFY FAILED' "$(dirname "$f")/boot.stderr" >&2 || log "  $f"; done
+fi
 if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi

@@ -4,6 +4,10 @@
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
 
+# tests are independent of each other and of the cache's cell store
+# (lib/cellstore.sh): every boot runs; the store's own tests unset this
+export LAB_NO_CELL_STORE=${LAB_NO_CELL_STORE:-1}
+
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }
 skip() { echo "ok - $1 # SKIP $2"; }
