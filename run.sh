@@ -18,6 +18,8 @@ usage: ./run.sh COMMAND [ARGS]
   summary RUN                recompute results/RUN/summary.csv from its cells
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
+  try PATCH... [--on VARIANT] [--reps N]
+                             build and measure a patch from the list against nohooks and VARIANT (upstream)
   compare RUN_A RUN_B        per-cell change between two runs, with CIs
   rerun-check RUN_A RUN_B    do two runs of one matrix agree on every verdict and Δ?
   publish RUN_DIR            make a finished run the published one (results/, raw.tar.xz)
@@ -43,6 +45,10 @@ boot) exec "$root/scripts/boot-one.sh" "$@" ;;
 matrix)
 	"$root/scripts/setup.sh"
 	exec "$root/scripts/matrix.sh" "$@"
+	;;
+try)
+	"$root/scripts/setup.sh"
+	exec "$root/scripts/try.sh" "$@"
 	;;
 summary) exec "$root/scripts/summary.sh" "$@" ;;
 plots) exec "$root/scripts/plots.sh" "$@" ;;

@@ -8,7 +8,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile="" verify=""
+boot_jobs="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile="" verify="" cells_only=0
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 # val OPTION ARGS...: the option's value, or one clear line when it has none
 val() {
@@ -18,6 +18,8 @@ val() {
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
+	# timed cells and summary.csv only: no attribution boots, plots or report (run.sh try)
+	--cells-only) cells_only=1; shift ;;
 	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --verify)
 		v=$(val "$@") || exit $?
 		case $1 in
@@ -335,13 +337,17 @@ if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
 post_failed=0
-"$LAB_ROOT/scripts/attribute.sh" "$dir" || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+if ((!cells_only)); then
+	"$LAB_ROOT/scripts/attribute.sh" "$dir" || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+fi
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)
 run=$(basename "$dir")
 if "$LAB_ROOT/scripts/summary.sh" "$run"; then
-	"$LAB_ROOT/scripts/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
-	"$LAB_ROOT/scripts/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
+	if ((!cells_only)); then
+		"$LAB_ROOT/scripts/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
+		"$LAB_ROOT/scripts/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
+	fi
 else
 	log "matrix: summary failed (cells.csv is intact); the old summary.csv, plots and report.md are removed"
 	rm -rf "$dir/summary.csv" "$dir/report.md" "$dir/plots"
