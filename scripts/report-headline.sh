@@ -14,14 +14,18 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1)) || die_usage "usage: report-headline.sh RUN_DIR"
 summary=$1/summary.csv
 [[ -f $summary ]] || die_usage "report-headline: no $summary; run ./run.sh summary first"
 
-designs="upstream static-key rfc rfc-placement upstream-fix"
+# the designs and the baseline, from the variant catalog (kernel/variants/*/meta)
+designs=$(variants_with design | paste -sd' ')
+base=$(catalog_one baseline)
 states="off idle syscall-1 syscall-10 syscall-100 uring-miss uring-hit"
-awk -F, -v designs="$designs" -v states="$states" '
+awk -F, -v designs="$designs" -v states="$states" -v base="$base" '
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 {
 	k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["workload"]
@@ -38,7 +42,7 @@ function cell(v, s, w,   k) {
 }
 function val(v, s, w,   k) { k = v SUBSEP s SUBSEP w; return (k in d && d[k] != "") ? z(d[k] + 0) : "" }
 function thr(v, s, w,   k, b) {
-	k = v SUBSEP s SUBSEP w; b = "nohooks" SUBSEP s SUBSEP w
+	k = v SUBSEP s SUBSEP w; b = base SUBSEP s SUBSEP w
 	if (!(k in ops) || !(b in ops) || ops[b] + 0 <= 0) return "—"
 	return sprintf("%+.2f%%", 100 * (ops[k] / ops[b] - 1))
 }
@@ -46,7 +50,7 @@ END {
 	ns_ = split(states, S, " "); nd = split(designs, D, " ")
 	print "## Headline"
 	print ""
-	print "Δ instructions per op versus `nohooks` in the same audit state (tcg-icount: minimum over seeds;"
+	print "Δ instructions per op versus `" base "` in the same audit state (tcg-icount: minimum over seeds;"
 	print "\"(ns)\": not significant, within the seed or codegen A/A floor). A **skipped op** is an"
 	print "IORING_OP_NOP (bench-nop), which upstream and static-key skip through `audit_skip`; an **audited op**"
 	print "is an OPENAT or CLOSE (bench-openclose), which every design audits. `uring-hit` emits one record per op."

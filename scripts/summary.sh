@@ -9,6 +9,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 run=${1:-}
 [[ -n $run ]] || die_usage "usage: run.sh summary RUN"
@@ -17,7 +19,11 @@ dir=$(results_dir "$run")
 labstat=$(host_tool bench "$LAB_CACHE/bin" labstat)
 # a failed labstat leaves neither a .tmp nor a summary of older cells behind
 trap 'rm -f "$dir/summary.csv.tmp"' EXIT
-if ! "$labstat" summary -D "$(device_time_workloads)" "$dir/cells.csv" >"$dir/summary.csv.tmp"; then
+# the baseline, its seed control and the codegen control come from the catalog
+base=$(catalog_one baseline)
+[[ -n $base ]] || die "summary: no variant has role=baseline in its meta (lib/catalog.sh)"
+aa=$(seed_control_of "$base") codegen=$(catalog_one codegen-control)
+if ! "$labstat" summary -B "$base" ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -D "$(device_time_workloads)" "$dir/cells.csv" >"$dir/summary.csv.tmp"; then
 	rm -f "$dir/summary.csv"
 	die "summary: labstat rejected $dir/cells.csv (see above); no summary.csv written"
 fi
