@@ -33,28 +33,40 @@ LAB_CELL_STORED_STATUSES=" ok panic kernel-warning guest-error died "
 cell_store_on() { [[ ${LAB_NO_CELL_STORE:-0} != 1 && $1 == tcg ]]; }
 cell_storable() { [[ $LAB_CELL_STORED_STATUSES == *" $1 "* ]]; }
 
-# cell_sha FILE: sha256 of FILE, memoised by path, size, inode and mtime (ns):
-# the bzImage, the 110 MB initramfs and QEMU are hashed once, not per boot
-cell_sha() {
-	local f st memo
-	f=$(readlink -f "$1") || return 1
-	[[ -f $f ]] || { printf 'missing:%s\n' "$1"; return 0; }
-	st=$(stat -c '%s %i %Y %.9y' "$f")
-	memo=$LAB_CELLS/.sha-memo/$(printf '%s\n%s\n' "$f" "$st" | sha256sum | cut -c1-32)
-	if [[ -s $memo ]]; then cat "$memo"; return 0; fi
-	mkdir -p "$LAB_CELLS/.sha-memo"
-	sha256sum "$f" | awk '{print $1}' >"$memo.$$"
-	mv "$memo.$$" "$memo"
-	cat "$memo"
+# cell_hash FILE...: fill CELL_SHA[FILE] with each file's sha256 ("missing"
+# for a file that does not exist), memoised by path, size, inode and mtime
+# (ns) in $LAB_CELLS/.sha-memo: the bzImage, the 110 MB initramfs and QEMU
+# are hashed once, not per boot, and a boot's record costs a few processes
+declare -gA CELL_SHA=()
+cell_hash() {
+	local memo=$LAB_CELLS/.sha-memo f n sz ino mt st sha have=() missing=()
+	mkdir -p "$memo"
+	for f in "$@"; do
+		if [[ -e $f ]]; then have+=("$f"); else CELL_SHA[$f]=missing; fi
+	done
+	((${#have[@]})) || return 0
+	while IFS='|' read -r n sz ino mt; do
+		st="" sha=""
+		[[ -f $memo/${n//\//%} ]] && read -r st sha <"$memo/${n//\//%}"
+		if [[ $st == "$sz.$ino.$mt" && -n $sha ]]; then CELL_SHA[$n]=$sha; else missing+=("$n|$sz.$ino.$mt"); fi
+	done < <(stat -L -c '%n|%s|%i|%.9Y' -- "${have[@]}")
+	((${#missing[@]})) || return 0
+	local -A stamp=()
+	for f in "${missing[@]}"; do stamp[${f%|*}]=${f##*|}; done
+	while read -r sha n; do
+		CELL_SHA[$n]=$sha
+		echo "${stamp[$n]} $sha" >"$memo/${n//\//%}.$$"
+		mv "$memo/${n//\//%}.$$" "$memo/${n//\//%}"
+	done < <(sha256sum -- "${!stamp[@]}")
 }
 
 # cell_firmware_file NAME: the ROM QEMU loads for NAME (its data dirs)
 cell_firmware_file() {
 	local d
 	for d in $LAB_CELL_FIRMWARE_DIRS; do
-		[[ -e $d/$1 ]] && { readlink -f "$d/$1"; return 0; }
+		[[ -e $d/$1 ]] && { echo "$d/$1"; return 0; }
 	done
-	return 1
+	echo "$1"
 }
 
 # cell_record OUT STATE WORKLOADS PROFILE SCRIPT RUNTIME SEED CMDLINE -- QEMU_ARGV...:
@@ -65,36 +77,46 @@ cell_firmware_file() {
 cell_record() {
 	local out=$1 state=$2 workloads=$3 profile=$4 script=$5 runtime=$6 seed=$7 cmdline=$8 a fw f w part qemu_bin
 	shift 9
+	local args=("$@") i files=() wfiles=() fwfiles=() version vmemo
+	qemu_bin=$(command -v "$1")
+	files+=("$LAB_ROOT/workloads/states/$state.state" "$qemu_bin")
+	for w in ${workloads//,/ } ${profile//,/ }; do
+		for f in "$LAB_ROOT/workloads/$w".{fio,bench}; do [[ -f $f ]] && wfiles+=("$f"); done
+	done
+	[[ -z $script ]] || files+=("$LAB_ROOT/guest/scripts/$script.sh")
+	for fw in "${LAB_CELL_FIRMWARE[@]}"; do fwfiles+=("$(cell_firmware_file "$fw")"); done
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		case ${args[i]} in
+		-kernel | -initrd) files+=("${args[i + 1]}") ;;
+		-plugin) for part in ${args[i + 1]//,/ }; do case $part in file=* | map=*) files+=("${part#*=}") ;; esac; done ;;
+		esac
+	done
+	cell_hash "${files[@]}" "${wfiles[@]}" "${fwfiles[@]}"
+	# QEMU's version string, memoised by its binary's content
+	vmemo=$LAB_CELLS/.sha-memo/qemu-version-${CELL_SHA[$qemu_bin]}
+	[[ -s $vmemo ]] || { "$qemu_bin" --version | head -1 >"$vmemo.$$" && mv "$vmemo.$$" "$vmemo"; }
+	read -r version <"$vmemo"
 	echo "schema=$LAB_CELL_SCHEMA"
 	echo "state=$state"
-	echo "state_file_sha256=$(cell_sha "$LAB_ROOT/workloads/states/$state.state")"
+	echo "state_file_sha256=${CELL_SHA[$LAB_ROOT/workloads/states/$state.state]}"
 	echo "workloads=$workloads"
 	echo "profile=$profile"
-	for w in ${workloads//,/ } ${profile//,/ }; do
-		for f in "$LAB_ROOT/workloads/$w".{fio,bench}; do
-			[[ -f $f ]] && echo "workload_file=$(basename "$f") $(cell_sha "$f")"
-		done
-	done
+	for f in "${wfiles[@]}"; do echo "workload_file=$(basename "$f") ${CELL_SHA[$f]}"; done
 	echo "script=$script"
-	[[ -z $script ]] || echo "script_sha256=$(cell_sha "$LAB_ROOT/guest/scripts/$script.sh")"
+	[[ -z $script ]] || echo "script_sha256=${CELL_SHA[$LAB_ROOT/guest/scripts/$script.sh]}"
 	echo "runtime=$runtime"
 	echo "seed=$seed"
 	echo "cmdline=$cmdline"
-	qemu_bin=$(command -v "$1")
-	echo "qemu_version=$("$qemu_bin" --version | head -1)"
-	echo "qemu_sha256=$(cell_sha "$qemu_bin")"
-	for fw in "${LAB_CELL_FIRMWARE[@]}"; do
-		f=$(cell_firmware_file "$fw") || f=""
-		echo "firmware=$fw ${f:+$(cell_sha "$f")}"
-	done
-	local args=("$@") i
+	echo "qemu_version=$version"
+	echo "qemu_sha256=${CELL_SHA[$qemu_bin]}"
+	for f in "${fwfiles[@]}"; do echo "firmware=$(basename "$f") ${CELL_SHA[$f]}"; done
 	for ((i = 0; i < ${#args[@]}; i++)); do
 		a=${args[i]}
 		case $a in
 		-kernel | -initrd)
 			i=$((i + 1))
 			echo "qemu_arg=$a"
-			echo "qemu_arg=sha256:$(cell_sha "${args[i]}")"
+			echo "qemu_arg=sha256:${CELL_SHA[${args[i]}]}"
 			;;
 		-plugin)
 			# file= and map= by content, out= dropped (an output path), the rest as given
@@ -103,7 +125,7 @@ cell_record() {
 			printf 'qemu_arg='
 			for part in ${args[i]//,/ }; do
 				case $part in
-				file=* | map=*) printf '%s=sha256:%s,' "${part%%=*}" "$(cell_sha "${part#*=}")" ;;
+				file=* | map=*) printf '%s=sha256:%s,' "${part%%=*}" "${CELL_SHA[${part#*=}]}" ;;
 				out=*) printf 'out=<out>,' ;;
 				*) printf '%s,' "$part" ;;
 				esac
