@@ -19,7 +19,7 @@ one_line() {
 	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
 	[[ $rc == 2 && $(wc -l <"$tmp/err") == 1 ]] && grep -qF -- "$want" "$tmp/err"
 }
-ntry() { find "$LAB_CACHE/try/variants" -mindepth 1 -maxdepth 1 -name 'try-*' 2>/dev/null | wc -l; }
+ntry() { { find "$LAB_CACHE/try/variants" -mindepth 1 -maxdepth 1 -name 'try-*' 2>/dev/null || true; } | wc -l; }
 before=$(ntry)
 echo 'just text' >"$tmp/notes.txt"
 check "try: a file that is not a patch is named in one line" one_line "notes.txt is not a patch" "$try" "$tmp/notes.txt"
