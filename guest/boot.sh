@@ -102,6 +102,7 @@ fi
 # shellcheck source=../lib/cellstore.sh
 . "$LAB_ROOT/lib/cellstore.sh"
 cell=off key=""
+cell_hash "$image" "$initrd"
 rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
 if cell_store_on "$accel"; then
 	cell_record "$out" "$state" "$workloads" "$profile" "$script" "$runtime" "$seed" "$cmdline" -- "${qemu[@]}" >"$out/cell.record"
@@ -173,8 +174,8 @@ esac
 	echo "status=$status"
 	echo "qemu_rc=$rc"
 	printf 'wall_secs=%.1f\n' "$wall"
-	echo "bzimage_sha256=$(sha256_of "$image")"
-	echo "initramfs_sha256=$(sha256_of "$initrd")"
+	echo "bzimage_sha256=${CELL_SHA[$image]}"
+	echo "initramfs_sha256=${CELL_SHA[$initrd]}"
 	echo "cmdline=$cmdline"
 	echo "qemu=${qemu[*]}"
 	echo "cell=$cell"

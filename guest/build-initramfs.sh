@@ -13,17 +13,26 @@ umask 022
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
+# every boot asks for the image: the inputs' hashes are memoised (cell_hash,
+# lib/cellstore.sh), so an unchanged image costs a stat of its inputs, and no
+# lock is taken unless something is built
+# shellcheck source=../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
 out=$LAB_CACHE/initramfs
 # the guest tools' build dir is named by their sources' content: the cache is
 # shared between checkouts, and make's mtime test alone would reuse a tool
 # built from another checkout's source (or with other flags)
-bindir=$LAB_CACHE/bin/guest-$(cd "$LAB_ROOT/bench" && sha256sum Makefile ./*.c | sha256sum | cut -c1-16)
+bench_src=("$LAB_ROOT/bench/Makefile" "$LAB_ROOT"/bench/*.c)
+cell_hash "${bench_src[@]}"
+bindir=$LAB_CACHE/bin/guest-$(for f in "${bench_src[@]}"; do echo "${CELL_SHA[$f]} ${f##*/}"; done | sha256sum | cut -c1-16)
 mkdir -p "$out" "$bindir"
-# one builder at a time: concurrent boots must not interleave their writes
-exec 9>"$out/lock"
-flock 9
-
-make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
+if ! make -s -q -C "$LAB_ROOT/bench" O="$bindir" >/dev/null 2>&1; then
+	# one make per tools dir at a time: two would write the same binaries
+	exec 9>"$bindir.lock"
+	flock 9
+	make -s -C "$LAB_ROOT/bench" O="$bindir" >&2 || die "building the lab tools in bench/ failed (make -C bench)"
+	exec 9>&-
+fi
 
 # auditctl comes from auditd's .deb unpacked into the cache, never from an
 # installed auditd (that would start a daemon on the host: scripts/setup.sh)
@@ -39,23 +48,31 @@ for t in uring-bench uring-rule audit-sink lab-time; do lab_bins+=("$bindir/$t")
 perf_bin=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort | tail -1)
 if [[ -z $perf_bin && $(head -c4 /usr/bin/perf 2>/dev/null | tail -c3) == ELF ]]; then perf_bin=/usr/bin/perf; fi
 
-inputs() {
-	sha256sum "${host_bins[@]}" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"} "$0" "$LAB_ROOT/guest/init" "$LAB_ROOT/lib/kernel-trouble.txt"
-	find "$LAB_ROOT/workloads" "$LAB_ROOT/guest/scripts" -type f | sort | xargs sha256sum
-}
+mapfile -t input_files < <(printf '%s\n' "${host_bins[@]}" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"} "$0" "$LAB_ROOT/guest/init" "$LAB_ROOT/lib/kernel-trouble.txt"
+	find "$LAB_ROOT/workloads" "$LAB_ROOT/guest/scripts" -type f | LC_ALL=C sort)
+cell_hash "${input_files[@]}"
 # content hashes only: the same inputs give the same id from any working dir
-id=$(inputs | awk '{print $1}' | sha256sum | awk '{print $1}')
+id=$(for f in "${input_files[@]}"; do echo "${CELL_SHA[$f]}"; done | sha256sum | awk '{print $1}')
 # one image per input id, never replaced in place: a boot of one checkout keeps
 # the image it was given while another checkout (the cache is shared) builds
 # its own. Uncompressed: unpacking ~110 MB of gzip costs ~2.3 s of TCG wall
-# time per boot. Images of other ids unused for a day are removed.
+# time per boot. Images of other ids built over a week ago are removed (an
+# image is never touched after it is written: its mtime is part of the memo
+# of its sha256 in lib/cellstore.sh).
 img=$out/initramfs-${id:0:16}.cpio
 if [[ -f $img ]]; then
-	touch -c "$img"
 	echo "$img"
 	exit 0
 fi
-find "$out" -maxdepth 1 -name 'initramfs*.cpio' -mtime +0 -delete
+# one builder at a time (the image appears whole, by rename, so the check
+# above needs no lock); a second builder waits and then finds it
+exec 9>"$out/build.lock"
+flock 9
+if [[ -f $img ]]; then
+	echo "$img"
+	exit 0
+fi
+find "$out" -maxdepth 1 -name 'initramfs*.cpio' -mtime +7 -delete
 
 log "initramfs: building from host packages and bench/ tools"
 root=$(mktemp -d "$out/root.XXXXXX")
