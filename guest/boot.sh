@@ -16,7 +16,7 @@
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
 # (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error|guest-error|
 # verify-mismatch; killed: QEMU died of a signal before its deadline), and
-# cell=off|miss|stored|hit|verify|verified whether it came from the cell store
+# cell=off|miss|stored|hit|verified|mismatch whether it came from the cell store
 # (lib/cellstore.sh; LAB_NO_CELL_STORE=1 turns it off, LAB_CELL_VERIFY=P
 # reruns a share P of hits and compares).
 set -euo pipefail
@@ -161,8 +161,10 @@ verify)
 		cell=verified
 		wall=$(cell_outcome "$key" wall_secs)
 	else
-		log "cell store: VERIFY FAILED: boot $v/$state seed $seed (key $key) differs from its stored cell: status $status vs $(cell_outcome "$key" status)${diffs:+, files:} $(echo "$diffs" | paste -sd' ') (stored: $(cell_dir "$key"), rerun: $out)"
-		status=verify-mismatch
+		was=$(cell_outcome "$key" status)
+		q=$(cell_quarantine "$key" || true)
+		log "cell store: VERIFY FAILED: boot $v/$state seed $seed (key $key) differs from its stored cell: status $status vs $was${diffs:+, files:} $(echo "$diffs" | paste -sd' ') (stored cell moved to ${q:-?}, rerun: $out)"
+		status=verify-mismatch cell=mismatch
 	fi
 	;;
 esac

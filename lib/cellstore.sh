@@ -168,6 +168,15 @@ cell_discard() {
 	rm -rf "$bad"
 }
 
+# cell_quarantine KEY: move an entry a rerun disagreed with out of the store,
+# kept for inspection in $LAB_CELLS/.mismatch/; prints where it went
+cell_quarantine() {
+	local q
+	q=$LAB_CELLS/.mismatch/$1.$(date +%Y%m%d-%H%M%S).$$
+	mkdir -p "$LAB_CELLS/.mismatch"
+	mv -T "$(cell_dir "$1")" "$q" 2>/dev/null && echo "$q"
+}
+
 # cell_outcome KEY NAME: a value from the entry's outcome file
 cell_outcome() { sed -n "s/^$2=//p" "$(cell_dir "$1")/outcome"; }
 

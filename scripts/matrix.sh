@@ -327,7 +327,7 @@ write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
 # where this run's boots came from (guest/boot.sh's boot.info cell= line)
 cells_from=$(cat "$dir"/raw/*/boot.info 2>/dev/null | sed -n 's/^cell=//p' | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep = ", "}')
-log "matrix: cell store: ${cells_from:-no boots} (hit: restored, not booted; stored: booted and stored; miss: booted, not storable; verified: rerun, identical)"
+log "matrix: cell store: ${cells_from:-no boots} (hit: restored, not booted; stored: booted and stored; miss: booted, not storable; verified: rerun, identical; mismatch: rerun, different)"
 mismatch=$(grep -l '^status=verify-mismatch' "$dir"/raw/*/boot.info 2>/dev/null || true)
 if [[ -n $mismatch ]]; then
 	log "matrix: VERIFY FAILED: $(wc -l <<<"$mismatch") rerun cell(s) differ from the stored cell:"

@@ -135,3 +135,5 @@ rc=0
 LAB_CELL_VERIFY=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime 1 --workloads bench-nop --out "$t/b6" nohooks idle 2>"$t/b6.err" || rc=$?
 check "verify: a planted difference fails the boot loudly (rc $rc, $(grep -o 'VERIFY FAILED.*files: [a-z. ]*' "$t/b6.err" | head -1))" \
 	both test "$rc" = 1 -- both grep -q '^status=verify-mismatch' "$t/b6/boot.info" -- grep -q 'VERIFY FAILED.*results.txt' "$t/b6.err"
+check "verify: the disagreeing entry is moved out of the store (kept in .mismatch/), so the next boot recomputes it" \
+	both test ! -e "$d" -- test -n "$(find "$LAB_CELLS/.mismatch" -mindepth 1 -maxdepth 1 -name "$k.*")"
