@@ -92,7 +92,8 @@ if [[ ! -f $LAB_VARIANTS/$id/series ]]; then
 	mv -T "$new" "$LAB_VARIANTS/$id" 2>/dev/null || rm -rf "$new"
 fi
 log "try: $id = ${patches[*]##*/} on $on (linux-source-$base): applies; building"
-if ! "$LAB_ROOT/kernel/build.sh" "$id" 2>"$work/build.err"; then
+# the build's progress lines are shown as they come, and kept for the error line
+if ! "$LAB_ROOT/kernel/build.sh" "$id" 2> >(tee "$work/build.err" >&2); then
 	err=$(grep -m1 -E 'error:|Error [0-9]' "$(build_of "$id")/build.log" 2>/dev/null || tail -1 "$work/build.err")
 	rm -rf "${LAB_VARIANTS:?}/$id" "$(tree_of "$id")"
 	die "try: $id does not build: $err"
