@@ -4,8 +4,8 @@
 # missing file, a patch whose hunk fails (named), an unknown --on variant.
 # Full run: a throw-away patch that changes only a comment in io_issue_sqe()
 # builds as a temporary variant in the cache and gets a decision table whose
-# row equals upstream's (the same code; with a scratch cell store its cells
-# are the store's when the kernel is byte-identical).
+# idle bench-nop row equals upstream's (the same instructions; the bzImage
+# itself differs: the comment moves __LINE__ in io_uring.c's WARN/BUG sites).
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
