@@ -15,13 +15,16 @@ usage: ./run.sh COMMAND [ARGS]
   boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel A] [--seed N] [--out DIR]
                              boot one guest (default state idle) and show its results
   matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
-         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--seed-base N] [--resume RUN] [--hosts FILE]
+         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--seed-base N] [--resume RUN] [--verify P]
+         [--cells-only] [--hosts FILE]
          [--slurm SHARED_DIR [--sbatch 'OPTIONS']]
                              run the measurement matrix into results/<run-id>/
   hosts-check FILE           check worker hosts (sshlogin lines): ssh, tools, QEMU identity, disk
   summary RUN                recompute results/RUN/summary.csv from its cells
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
+  try PATCH... [--on VARIANT] [--reps N]
+                             build and measure a patch from the list against nohooks and VARIANT (upstream)
   compare RUN_A RUN_B        per-cell change between two runs, with CIs
   rerun-check [--same-seeds] RUN_A RUN_B
                              two runs with disjoint seeds: verdicts, Δs, interval coverage
@@ -52,6 +55,10 @@ matrix)
 	exec "$root/scripts/matrix.sh" "$@"
 	;;
 hosts-check) exec "$root/scripts/hosts-check.sh" "$@" ;;
+try)
+	"$root/scripts/setup.sh"
+	exec "$root/scripts/try.sh" "$@"
+	;;
 summary) exec "$root/scripts/summary.sh" "$@" ;;
 plots) exec "$root/scripts/plots.sh" "$@" ;;
 report)

@@ -20,8 +20,11 @@
 #                      logs and worker.info (qemu_rc, wall_secs, host); only
 #                      classify and write boot.info (same rules as a local boot)
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
-# (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error;
-# killed: QEMU died of a signal before its deadline).
+# (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error|guest-error|
+# verify-mismatch; killed: QEMU died of a signal before its deadline), and
+# cell=off|miss|stored|hit|verified|mismatch whether it came from the cell store
+# (lib/cellstore.sh; LAB_NO_CELL_STORE=1 turns it off, LAB_CELL_VERIFY=P
+# reruns a share P of hits and compares).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -107,20 +110,51 @@ qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
 	-rtc 'base=2026-01-01T00:00:00,clock=vm'
 	-display none -monitor none -nic none -no-reboot
 	-serial "file:$out/console.log" -serial "file:$out/results.txt")
-[[ -n $plugin && $plugin != none ]] && qemu+=(-plugin "$plugin")
+plugin_out=""
+if [[ -n $plugin && $plugin != none ]]; then
+	qemu+=(-plugin "$plugin")
+	plugin_out=$(tr ',' '\n' <<<"$plugin" | sed -n 's/^out=//p')
+fi
+worker_info() { sed -n "s/^$1=//p" "$out/worker.info" 2>/dev/null | head -1; }
+
+# The cell store (lib/cellstore.sh): a tcg-icount boot whose key record is
+# stored is restored, not run (cell=hit); LAB_CELL_VERIFY=P reruns a random
+# share P of hits and compares the bytes (cell=verified, or status
+# verify-mismatch). A boot that runs (here, or on a worker: --ran) is stored
+# when the guest decided its outcome (cell=stored). --plan of a stored cell
+# plans nothing (exit 3): the local loop restores it.
+# shellcheck source=../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
+cell=off key=""
+cell_hash "$image" "$initrd"
+((ran)) || [[ -n $plan ]] || rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
+if cell_store_on "$accel"; then
+	cell_record "$out" "$state" "$workloads" "$profile" "$script" "$runtime" "$seed" "$cmdline" -- "${qemu[@]}" >"$out/cell.record"
+	key=$(cell_key "$out/cell.record")
+	cell=miss
+	if ((!ran)) && cell_lookup "$key"; then
+		cell=hit
+		[[ -n ${LAB_CELL_VERIFY:-} ]] && cell_verify_pick "$LAB_CELL_VERIFY" && cell=verify
+	fi
+fi
 if [[ -n $plan ]]; then
+	[[ $cell == hit ]] && { log "boot --plan $v/$state seed $seed: stored cell $key, nothing to plan"; exit 3; }
 	printf '%s\0' timeout --signal=KILL "$timeout" "${qemu[@]//"$out"\//@OUT@/}" >"$plan"
 	exit 0
 fi
-worker_info() { sed -n "s/^$1=//p" "$out/worker.info" 2>/dev/null | head -1; }
-start=$(date +%s.%N)
-# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
-# this script: whoever is killed (this script, timeout, or QEMU), no QEMU
-# lives on without a deadline or writes into --out after the boot is recorded
+
 if ((ran)); then
 	rc=$(worker_info qemu_rc) wall=$(worker_info wall_secs)
 	[[ $rc =~ ^[0-9]+$ && $wall =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "boot --ran: $out/worker.info has no qemu_rc/wall_secs"
+elif [[ $cell == hit ]]; then
+	cell_restore "$key" "$out" "$plugin_out"
+	rc=$(cell_outcome "$key" qemu_rc)
+	wall=$(cell_outcome "$key" wall_secs)
 else
+	start=$(date +%s.%N)
+	# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
+	# this script: whoever is killed (this script, timeout, or QEMU), no QEMU
+	# lives on without a deadline or writes into --out after the boot is recorded
 	set +e
 	setpriv --pdeathsig KILL timeout --signal=KILL "$timeout" \
 		setpriv --pdeathsig KILL "${qemu[@]}" >"$out/qemu.log" 2>&1
@@ -149,6 +183,23 @@ elif grep -q '^@@LAB dmesg problems=[1-9]' "$out/results.txt"; then
 elif grep -q '^@@LAB error' "$out/results.txt"; then
 	status=guest-error
 fi
+case $cell in
+miss) if ((rc == 0)) && cell_storable "$status"; then
+	cell_store "$key" "$out/cell.record" "$out" "$status" "$rc" "$wall" "$plugin_out"
+	cell=stored
+fi ;;
+verify)
+	if diffs=$(cell_compare "$key" "$out" "$plugin_out") && [[ $status == "$(cell_outcome "$key" status)" ]]; then
+		cell=verified
+		wall=$(cell_outcome "$key" wall_secs)
+	else
+		was=$(cell_outcome "$key" status)
+		q=$(cell_quarantine "$key" || true)
+		log "cell store: VERIFY FAILED: boot $v/$state seed $seed (key $key) differs from its stored cell: status $status vs $was${diffs:+, files:} $(echo "$diffs" | paste -sd' ') (stored cell moved to ${q:-?}, rerun: $out)"
+		status=verify-mismatch cell=mismatch
+	fi
+	;;
+esac
 {
 	echo "variant=$v"
 	echo "state=$state"
@@ -157,10 +208,12 @@ fi
 	echo "status=$status"
 	echo "qemu_rc=$rc"
 	printf 'wall_secs=%.1f\n' "$wall"
-	echo "bzimage_sha256=$(sha256_of "$image")"
-	echo "initramfs_sha256=$(sha256_of "$initrd")"
+	echo "bzimage_sha256=${CELL_SHA[$image]}"
+	echo "initramfs_sha256=${CELL_SHA[$initrd]}"
 	echo "cmdline=$cmdline"
 	echo "qemu=${qemu[*]}"
+	echo "cell=$cell"
+	echo "cell_key=$key"
 	if ((ran)); then echo "host=$(worker_info host | tr -cd 'A-Za-z0-9@._:-')"; fi
 } >"$out/boot.info"
 [[ $status == ok ]] || { log "boot $v/$state: $status (logs in $out)"; exit 1; }

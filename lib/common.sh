@@ -13,7 +13,7 @@ LAB_JOBS=${LAB_JOBS:-$(nproc)}
 LAB_BUILD_SUBDIR=lab-build
 export LAB_ROOT LAB_CACHE
 # guest-only Debian packages, unpacked (never installed) by scripts/setup.sh
-LAB_GUEST_DEBS=$LAB_CACHE/guest-debs
+LAB_GUEST_DEBS=${LAB_GUEST_DEBS:-$LAB_CACHE/guest-debs}
 LAB_AUDITCTL=$LAB_GUEST_DEBS/auditd/root/sbin/auditctl
 # scale-out tools (GNU parallel; sshd and Slurm for the tests), unpacked by
 # scripts/setup.sh --host-debs GROUP into $LAB_HOST_DEBS/GROUP/root

@@ -21,9 +21,10 @@ function_body() {
 
 # window_ops RESULTS_TXT WORKLOAD: the ops count of WORKLOAD's uring-bench
 # 'result ... ops=N' line in a guest's results stream (the plugin window's ops)
+# (parse-results.sh's window_ops field: it is the one reader of the stream)
 window_ops() {
-	awk -v w="$2" '{ sub(/\r$/, "") } /^@@LAB begin workload=/ { x = $3; sub(/workload=/, "", x); on = (x == w) }
-		on && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); print $i; exit } }' "$1"
+	"$LAB_ROOT/scripts/parse-results.sh" "$1" 2>/dev/null | awk -v w="$2" '$1 == "workload=" w {
+		for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); print $i; exit } }'
 }
 
 # annotate_listing ATTRIB_OUT WINDOW OPS BODY SUMFILE: BODY (function_body's

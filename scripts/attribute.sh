@@ -40,9 +40,12 @@ rows() {
 	awk -v v="$v" -v s="$s" -v wl="$wl" '
 		FNR == 1 { f++ }
 		{ sub(/\r$/, "") }
-		# results.txt: ops of each uring-bench result, in workload order
-		f == 1 && /^@@LAB begin workload=/ { w = $3; sub(/workload=/, "", w); next }
-		f == 1 && /^result / { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) { sub(/ops=/, "", $i); ops[w] = $i } next }
+		# parse-results.sh of results.txt: the window ops of each uring-bench workload
+		f == 1 {
+			w = $1; sub(/^workload=/, "", w)
+			for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); ops[w] = $i }
+			next
+		}
 		f == 2 && /^window / { split($2, a, "="); n = a[2]; split($3, b, "="); tot[n] = b[2]; nw = n + 1; next }
 		f == 2 && /^sym / {
 			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
@@ -59,7 +62,7 @@ rows() {
 			}
 			for (n = 0; n < nw; n++)
 				printf "%s,%s,%s,1,tcg,instructions,[total],%.4f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]]
-		}' "$o/results.txt" "$o/attrib.out"
+		}' <("$LAB_ROOT/scripts/parse-results.sh" "$o/results.txt") "$o/attrib.out"
 }
 
 if ((rows_only)); then

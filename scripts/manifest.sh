@@ -64,7 +64,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg commit "$commit" --arg dirty "$dirty" --arg changed "$changed" \
 	--arg runtime "$runtime" --arg reps "$reps" --arg jobs "$jobs" --arg seed_base "$seed_base" \
 	--arg states "$states" --arg workloads "$workloads" \
-	--arg initramfs "$(sha256_of "$LAB_CACHE/initramfs/initramfs.cpio" 2>/dev/null || true)" \
+	--arg initramfs "$(sha256_of "$("$LAB_ROOT/guest/build-initramfs.sh" 2>/dev/null)" 2>/dev/null || true)" \
 	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
 	'{run_id: $run, created: $created,
 	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,

@@ -33,7 +33,7 @@ for w in ${wl//,/ }; do
 	ops=$(get ops_per_sec) ns=$(get ns_per_op) rc=$(get rc)
 	st=ok
 	case $boot_status in
-	panic | kernel-warning | guest-error) st=$boot_status ;;
+	panic | kernel-warning | guest-error | verify-mismatch) st=$boot_status ;;
 	*)
 		if [[ -z $line ]]; then
 			st=${boot_status/ok/missing}

@@ -8,21 +8,23 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-slurm="" sbatch="" hosts="" boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile=""
+slurm="" sbatch="" hosts="" boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile="" verify="" cells_only=0
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 while (($#)); do
 	case $1 in
 	--quick) quick=1; shift ;;
+	# timed cells and summary.csv only: no attribution boots, plots or report (run.sh try)
+	--cells-only) cells_only=1; shift ;;
 	# sbatch's own options start with --: taken as they are (checked below)
 	--sbatch) (($# >= 2)) || die_usage "matrix: --sbatch needs a value (see ./run.sh help)"; sbatch=$2; shift 2 ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm | --seed-base)
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm | --seed-base | --verify)
 		need_value "$@"
 		v=$2
 		case $1 in
 		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
 		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
 		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --hosts) hosts=$v ;;
-		--slurm) slurm=$v ;; --seed-base) seed_base=$v ;;
+		--slurm) slurm=$v ;; --seed-base) seed_base=$v ;; --verify) verify=$v ;;
 		esac
 		shift 2
 		;;
@@ -48,6 +50,13 @@ if [[ -n $hosts || -n $slurm ]]; then
 		host_lines "$hosts" >/dev/null
 		hosts=$(realpath "$hosts")
 	fi
+fi
+# --verify P: every boot whose cell is stored is rerun with probability P and
+# compared byte for byte with the stored cell (guest/boot.sh, lib/cellstore.sh)
+if [[ -n $verify ]]; then
+	[[ $verify =~ ^(0(\.[0-9]+)?|1(\.0*)?|\.[0-9]+)$ ]] || die_usage "--verify takes a share of the stored cells to rerun, 0 to 1 (got '$verify')"
+	[[ ${LAB_NO_CELL_STORE:-0} != 1 ]] || die_usage "--verify needs the cell store, and LAB_NO_CELL_STORE=1 turns it off"
+	export LAB_CELL_VERIFY=$verify
 fi
 
 # lock_run DIR: hold DIR/.lock (flock) for as long as the matrix or any guest
@@ -435,24 +444,37 @@ not_run_csv() { local k; for k in $build_failed; do echo "$k,failed to build (lo
 save "$dir/not-run.csv" not_run_csv
 write_run_csvs
 log "matrix: $(basename "$dir"): $ran boots run in $(fmt_secs $(($(now) - start))), $done_before reused, $failed failed cells"
+# where this run's boots came from (guest/boot.sh's boot.info cell= line)
+cells_from=$(cat "$dir"/raw/*/boot.info 2>/dev/null | sed -n 's/^cell=//p' | sort | uniq -c | awk '{printf "%s%s %s", sep, $1, $2; sep = ", "}')
+log "matrix: cell store: ${cells_from:-no boots} (hit: restored, not booted; stored: booted and stored; miss: booted, not storable; verified: rerun, identical; mismatch: rerun, different)"
+mismatch=$(grep -l '^status=verify-mismatch' "$dir"/raw/*/boot.info 2>/dev/null || true)
+if [[ -n $mismatch ]]; then
+	log "matrix: VERIFY FAILED: $(wc -l <<<"$mismatch") rerun cell(s) differ from the stored cell:"
+	for f in $mismatch; do grep -h 'VERIFY FAILED' "$(dirname "$f")/boot.stderr" >&2 || log "  $f"; done
+fi
 if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
 post_failed=0
 # a job like the others: in its own session, dying with the matrix, and
 # waited for with wait so that a signal to the matrix is handled at once
-setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/attribute.sh" "$dir" &
-running_jobs[$!]=attribute
-rc=0
-wait "$!" || rc=$?
-unset "running_jobs[$!]"
-((rc == 0)) || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+# (not with --cells-only: run.sh try wants the timed cells alone)
+if ((!cells_only)); then
+	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/attribute.sh" "$dir" &
+	running_jobs[$!]=attribute
+	rc=0
+	wait "$!" || rc=$?
+	unset "running_jobs[$!]"
+	((rc == 0)) || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+fi
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)
 run=$(basename "$dir")
 if "$LAB_ROOT/scripts/summary.sh" "$run"; then
-	"$LAB_ROOT/scripts/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
-	"$LAB_ROOT/scripts/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
+	if ((!cells_only)); then
+		"$LAB_ROOT/scripts/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
+		"$LAB_ROOT/scripts/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
+	fi
 else
 	log "matrix: summary failed (cells.csv is intact); the old summary.csv, plots and report.md are removed"
 	rm -rf "$dir/summary.csv" "$dir/report.md" "$dir/plots"

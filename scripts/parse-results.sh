@@ -12,11 +12,54 @@
 # ops_per_sec = 1e9 / ns_per_op; fio_iops is fio's own (ms-quantised) IOPS
 # and the clat percentiles are pass 2's. A fio block of one JSON document (runs
 # made before the two-pass method) gives ns_per_op = 1e9 / fio's IOPS.
-# A block without numbers gets ops_per_sec=NA. Also prints 'sink ...' lines.
+# A block without numbers gets ops_per_sec=NA. A uring-bench line also has
+# window_ops=N (its result line's ops: the plugin window's ops, for
+# attribution). Also prints 'sink ...' lines.
+# parse-results.sh --profile RESULTS.TXT: the profiled passes instead, as CSV
+# rows without a header:
+#   workload,function,hits,total_ns,avg_ns,perf_share_pct
+# ftrace function-profiler rows (times include children: graph-time) come
+# first with an empty perf share; perf cpu-clock rows have empty hit counts.
+# Under tcg-icount ns are guest instructions.
+# The one reader of a guest's results stream (guest/boot.sh only checks its
+# end markers to name a boot's status).
 set -euo pipefail
 
+profile=0
+[[ ${1:-} == --profile ]] && { profile=1; shift; }
 f=${1:-}
 [[ -f $f ]] || { echo "error: parse-results.sh: no results file '$f'" >&2; exit 2; }
+if ((profile)); then
+	tr -d '\r' <"$f" | awk '
+		function ns(v, unit) {
+			if (unit == "us") return v * 1000
+			if (unit == "ms") return v * 1000000
+			if (unit == "s") return v * 1000000000
+			return v
+		}
+		/^@@LAB begin ftrace workload=/ { w = $4; sub(/workload=/, "", w); mode = "ftrace"; next }
+		/^@@LAB begin perf workload=/ { w = $4; sub(/workload=/, "", w); mode = "perf"; next }
+		/^@@LAB end (ftrace|perf)/ { mode = ""; next }
+		/^@@LAB/ { next }
+		mode == "ftrace" && NF >= 6 && $2 ~ /^[0-9]+$/ {
+			# Function Hit Time unit Avg unit s^2 unit; several CPUs would repeat a function
+			key = w SUBSEP $1
+			if (!(key in hits)) order[++n] = key
+			hits[key] += $2; tot[key] += ns($3, $4)
+			next
+		}
+		mode == "perf" && $1 ~ /%$/ {
+			p = $1; sub(/%/, "", p); sym = $NF
+			printf "%s,%s,,,,%s\n", w, sym, p
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				split(order[i], k, SUBSEP)
+				printf "%s,%s,%d,%.0f,%.3f,\n", k[1], k[2], hits[order[i]], tot[order[i]], hits[order[i]] ? tot[order[i]] / hits[order[i]] : 0
+			}
+		}' | sort -t, -k1,1 -s
+	exit 0
+fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -42,6 +85,8 @@ for name in "$tmp"/name.*; do
 	ops=NA extra=""
 	if grep -q '^result ' "$block"; then
 		ops=$(sed -n 's/^result .*ops_per_sec=\([0-9.]*\).*/\1/p' "$block" | tail -1)
+		wops=$(sed -n 's/^result .* ops=\([0-9]*\).*/\1/p' "$block" | tail -1)
+		extra=" window_ops=${wops:-NA}"
 	elif grep -q '^fio-pass ' "$block"; then
 		# two-pass fio: split the block at its fio-pass lines
 		# (fio prints 'Saving output of prerun ...' lines before its JSON)

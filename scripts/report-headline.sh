@@ -6,7 +6,7 @@
 #     OPENAT/CLOSE, which every design audits), with audit off and idle, and
 #     with a syscall rule loaded; its record stream against upstream's
 #     (tests/data/streams/verdicts-tcg.txt, recorded tests/61 boots); its
-#     runtime-disable behaviour (the variant README's runtime-disable: line,
+#     runtime-disable behaviour (runtime-disable= in the variant's catalog meta,
 #     which tests/62 checks) - from RUN_DIR/summary.csv;
 #   - the hook-design table (what differs between designs: off, idle, a rule
 #     that misses);
@@ -20,6 +20,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1)) || die_usage "usage: report-headline.sh RUN_DIR"
 summary=$1/summary.csv
@@ -29,18 +31,18 @@ attribution=$1/attribution.csv
 streams=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt
 [[ -f $streams ]] || streams=/dev/null
 
-designs="upstream static-key rfc rfc-placement upstream-fix"
-# runtime-disable: each design's README line (BUG or survives), as v=what;...
+# the designs and the baseline, from the variant catalog (kernel/variants/*/meta)
+designs=$(variants_with design | paste -sd' ')
+base=$(catalog_one baseline)
+# runtime-disable: each design's catalog entry (bug or survives), as v=what;...
 rtd=""
 for v in $designs; do
-	f=$(variants_dir)/$v/README
-	[[ -f $f ]] || continue
-	l=$(sed -n 's/^runtime-disable: \([A-Za-z]*\).*/\1/p' "$f" | head -1)
+	l=$(variant_meta "$v" runtime-disable)
 	[[ -n $l ]] && rtd+="$v=$l;"
 done
 
 # shellcheck disable=SC2016 # awk source
-awk -F, -v designs="$designs" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" '
+awk -F, -v designs="$designs" -v base="$base" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" '
 FILENAME == ARGV[1] {
 	if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["workload"]
@@ -81,7 +83,7 @@ function cell(v, s, w,   k) {
 }
 function big(x) { return (x >= 1000 || x <= -1000) ? sprintf("%+.0f", x) : sprintf("%+.1f", x) }
 function thr(v, s, w,   k, b) {
-	k = v SUBSEP s SUBSEP w; b = "nohooks" SUBSEP s SUBSEP w
+	k = v SUBSEP s SUBSEP w; b = base SUBSEP s SUBSEP w
 	if (!(k in ops) || !(b in ops) || ops[b] + 0 <= 0) return "—"
 	return sprintf("%+.2f%%", 100 * (ops[k] / ops[b] - 1))
 }
@@ -94,12 +96,12 @@ function rec_cost(v) {
 	return num(v, "uring-hit", "bench-openclose") - num(v, "uring-miss", "bench-openclose")
 }
 function dmem(v, s, w,   k, b) {
-	k = v SUBSEP s SUBSEP w; b = "nohooks" SUBSEP s SUBSEP w
+	k = v SUBSEP s SUBSEP w; b = base SUBSEP s SUBSEP w
 	if (!(k in att) || !(b in att)) return "—"
 	return sprintf("%+.1f", z(mem[k] - mem[b]))
 }
 function dins(v, s, w,   k, b) {
-	k = v SUBSEP s SUBSEP w; b = "nohooks" SUBSEP s SUBSEP w
+	k = v SUBSEP s SUBSEP w; b = base SUBSEP s SUBSEP w
 	if (!(k in att) || !(b in att)) return "—"
 	return sprintf("%+.1f", z(ins[k] - ins[b]))
 }
@@ -117,14 +119,14 @@ function sentence(v,   line, so, si, s1, ao, ai, st, r) {
 	r = ""
 	n = split(rtd, R, ";")
 	for (i = 1; i <= n; i++) { split(R[i], kv, "="); if (kv[1] == v) r = kv[2] }
-	line = line st "; runtime disable with an io_uring rule: " (r == "BUG" ? "**kernel BUG** (tests/62)" : r == "survives" ? "survives (tests/62)" : "not recorded") "."
+	line = line st "; runtime disable with an io_uring rule: " (r == "bug" ? "**kernel BUG** (tests/62)" : r == "survives" ? "survives (tests/62)" : "not recorded") "."
 	return line
 }
 END {
 	nd = split(designs, D, " ")
 	print "## Headline"
 	print ""
-	print "Δ = instructions per op versus `nohooks` in the same audit state, tcg-icount. Exact where every seed agrees"
+	print "Δ = instructions per op versus `" base "` in the same audit state, tcg-icount. Exact where every seed agrees"
 	print "within 0.01; otherwise the Hodges-Lehmann shift of the seeds. \"n.s.\": not significant at a false"
 	print "discovery rate of " (fdr == "" ? "—" : fdr) " (Benjamini-Hochberg over every hook-cost cell; see Noise and significance)."
 	print "A **skipped op** is an IORING_OP_NOP (bench-nop), which upstream and static-key skip through `audit_skip`;"

@@ -15,13 +15,17 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
-base_variant=nohooks aa_variant=nohooks-aa codegen_variant=nohooks-codegen
+# the roles come from the variant catalog (kernel/variants/*/meta)
+base_variant=$(catalog_one baseline)
+aa_variant=$(seed_control_of "$base_variant") codegen_variant=$(catalog_one codegen-control)
 # kernels that do not audit io_uring at all: measured for reference
-baselines="nohooks noaudit"
-# the labels of the artefacts (issue 14): noaudit is another kernel
+baselines=$(variants_with baseline config-floor | paste -sd' ')
+# the labels of the artefacts (issue 14): the config floor is another kernel
 # configuration, and device-time workloads count spin, not hooks
-noaudit_variant=noaudit
+noaudit_variant=$(catalog_one config-floor)
 noaudit_note="a different kernel configuration: whole-kernel codegen changes; a floor, not a baseline"
 devtime_note="not a hook-cost measure (per-op count includes device-time spin)"
 headline_workloads="randread-qd128 bench-nop"

@@ -9,6 +9,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 run=${1:-}
 [[ -n $run && $# == 1 ]] || die_usage "usage: run.sh summary RUN"
@@ -21,7 +23,11 @@ refuse_links "$dir"
 # current), a write that fails for want of space leaves it as it was
 tmp=$(mktemp "$dir/.summary.csv.XXXXXX") || die "summary: cannot create a file in $dir$(df_free "$dir")"
 trap 'rm -f "$tmp"' EXIT
-if ! "$labstat" summary -D "$(device_time_workloads)" "$dir/cells.csv" >"$tmp"; then
+# the baseline, its seed control and the codegen control come from the catalog
+base=$(catalog_one baseline)
+[[ -n $base ]] || die "summary: no variant has role=baseline in its meta (lib/catalog.sh)"
+aa=$(seed_control_of "$base") codegen=$(catalog_one codegen-control)
+if ! "$labstat" summary -B "$base" ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -D "$(device_time_workloads)" "$dir/cells.csv" >"$tmp"; then
 	full=$(df_free "$dir")
 	[[ -n $full ]] && die "summary: writing $dir/summary.csv failed$full; the old summary.csv is kept"
 	rm -f "$dir/summary.csv"

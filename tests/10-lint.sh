@@ -32,8 +32,8 @@ done
 for v in $(known_variants); do
 	vdir=kernel/variants/$v
 	check "variant $v has a README" test -s "$vdir/README"
-	check "variant $v README says what the runtime-disable phase expects (tests/62, the report)" \
-		grep -qE '^runtime-disable: (BUG|survives)' "$vdir/README"
+	check "variant $v meta says what the runtime-disable phase expects (tests/62, the report)" \
+		grep -qE '^runtime-disable=(bug|survives)$' "$vdir/meta"
 	while read -r p; do
 		f=$vdir/$p
 		if head -1 "$f" | grep -q '^From [0-9a-f]\{40\} ' && grep -q '^Subject: \[PATCH' "$f" &&

@@ -15,6 +15,10 @@ check "fio: clat percentiles parsed" grep -q 'clat_p50_ns=593920 clat_p99_ns=610
 nop=$(grep '^workload=bench-nop ' <<<"$out" || true)
 check "uring-bench result line parsed (3358322.5 ops/s, 297.768 ns/op)" grep -q 'ops_per_sec=3358322.5 ns_per_op=297.768' <<<"$nop"
 check "exactly one line per workload block" test "$(grep -c '^workload=' <<<"$out")" = 2
+# shellcheck source=lib/disasm.sh
+. "$LAB_ROOT/lib/disasm.sh"
+check "uring-bench: the result line's ops kept as window_ops (6716672), read back by window_ops" \
+	both grep -q ' window_ops=6716672$' <<<"$nop" -- test "$(window_ops "$data/ok-two-workloads.txt" bench-nop)" = 6716672
 
 # two-pass fio (N then 2N I/Os, each timed by lab-time): the per-I/O figure
 # is the difference quotient, recomputed here from the raw fields

@@ -129,7 +129,7 @@ if LAB_CACHE=$c "$LAB_ROOT/guest/build-initramfs.sh" >"$tmp/i1.out" 2>"$tmp/i1.l
 	# (the same size: file mtimes differ between two builds, so the bytes do)
 	check "a truncated initramfs is found out and rebuilt" \
 		both grep -q 'does not match the sha256 recorded when it was built' "$tmp/i2.log" -- \
-		test "$(stat -c %s "$img"):$(sha256_of "$img")" = "$size:$(cat "$c/initramfs/initramfs.sha256")"
+		test "$(stat -c %s "$img"):$(sha256_of "$img")" = "$size:$(cat "$img.sha256")"
 else
 	tail -3 "$tmp/i1.log"
 	not_ok "the initramfs builds in a fresh cache"

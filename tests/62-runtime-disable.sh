@@ -35,9 +35,12 @@ accel=$("$LAB_ROOT/guest/accel.sh" auto)
 # rfc (the RFC as posted) has the same exit path: its __audit_uring_exit() tests
 # neither audit_enabled nor the context type, so it hits the same BUG (seen
 # on 6.1.192: audit_log_exit+0xd3f from __audit_uring_exit+0x11c in iou-wrk)
-# the variant README's runtime-disable: line says what to expect (the report reads it too)
-expect_bug() { grep -q '^runtime-disable: BUG' "$(variants_dir)/$1/README"; }
-variants=$({ tr ',' '\n' <"$LAB_ROOT/workloads/matrix.variants" | sed 's/-aa$//'; echo upstream-fix; echo upstream-6-12; } | awk 'NF && !seen[$0]++')
+# (each variant's expectation is runtime-disable= in its catalog entry,
+# kernel/variants/*/meta: bug or survives; variants without one are not booted)
+expect_bug() { [[ $(variant_meta "$1" runtime-disable) == bug ]]; }
+variants=$(for v in $(variants_with baseline codegen-control config-floor design proof-only); do
+	[[ -z $(variant_meta "$v" runtime-disable) ]] || echo "$v"
+done)
 # LAB_DISABLE_BUG_VARIANTS=a,b: only these (to rerun one by hand)
 [[ -n ${LAB_DISABLE_BUG_VARIANTS:-} ]] && variants=${LAB_DISABLE_BUG_VARIANTS//,/ }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }

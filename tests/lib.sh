@@ -3,6 +3,12 @@
 # runner numbers them) and exits 0; a crash is reported by the runner.
 # shellcheck source=../lib/common.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
+
+# tests are independent of each other and of the cache's cell store
+# (lib/cellstore.sh): every boot runs; the store's own tests unset this
+export LAB_NO_CELL_STORE=${LAB_NO_CELL_STORE:-1}
 
 ok() { echo "ok - $*"; }
 not_ok() { echo "not ok - $*"; }

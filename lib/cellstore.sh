@@ -1,0 +1,239 @@
+# shellcheck shell=bash
+# The cell store (issue 19). A cell is one guest boot. Under tcg-icount a boot
+# is a pure function of its inputs, so its raw guest output is stored once in
+# $LAB_CACHE/cells/<key>/ and reused by every later boot with the same key,
+# from any checkout or run. The key is the sha256 of a canonical record of
+# everything that can change what the guest executes (cell_record). Parsing
+# runs on the restored output, so a parser change reuses stored cells.
+#
+# Rules: only tcg-icount cells are stored; only outcomes the guest decides
+# (ok, panic, kernel-warning = BUG/oops/WARNING, guest-error, died: QEMU exited
+# by itself), never timeout, killed, qemu-error nor a kvm cell. Writes are
+# atomic (a temp dir renamed into place); every entry carries the sha256 of
+# its files, checked on every hit: a corrupt or partial entry is removed,
+# named in a warning, and the cell recomputed. LAB_NO_CELL_STORE=1 turns the
+# store off (tests/lib.sh sets it, so tests stay independent of the cache).
+# LAB_CELL_VERIFY=P (matrix --verify P) reruns a random share P of hits and
+# fails loudly on any byte difference.
+#
+# Entry layout: record (the key record; sha256(record) = key), outcome
+# (status=, qemu_rc=, wall_secs= of the boot that computed it), out/ (the
+# guest's output files: console.log, results.txt, qemu.log, a plugin's out=),
+# sha256sums (of record, outcome and every file in out/). Sourced, never run.
+
+# one place for the record's version: bump it when the record's meaning changes
+LAB_CELL_SCHEMA=1
+LAB_CELLS=${LAB_CELLS:-$LAB_CACHE/cells}
+# ROMs QEMU executes for our machine (-M pc, default VGA, -kernel via fw_cfg DMA)
+LAB_CELL_FIRMWARE=(bios-256k.bin linuxboot_dma.bin vgabios-stdvga.bin)
+LAB_CELL_FIRMWARE_DIRS=${LAB_CELL_FIRMWARE_DIRS:-/usr/share/qemu /usr/share/seabios}
+# statuses the guest decides (boot.sh's names); everything else is host-caused
+LAB_CELL_STORED_STATUSES=" ok panic kernel-warning guest-error died "
+
+cell_store_on() { [[ ${LAB_NO_CELL_STORE:-0} != 1 && $1 == tcg ]]; }
+cell_storable() { [[ $LAB_CELL_STORED_STATUSES == *" $1 "* ]]; }
+
+# cell_hash FILE...: fill CELL_SHA[FILE] with each file's sha256 ("missing"
+# for a file that does not exist), memoised by path, size, inode and mtime
+# (ns) in $LAB_CELLS/.sha-memo: the bzImage, the 110 MB initramfs and QEMU
+# are hashed once, not per boot, and a boot's record costs a few processes
+declare -gA CELL_SHA=()
+cell_hash() {
+	local memo=$LAB_CELLS/.sha-memo f n sz ino mt st sha have=() missing=()
+	mkdir -p "$memo"
+	for f in "$@"; do
+		if [[ -e $f ]]; then have+=("$f"); else CELL_SHA[$f]=missing; fi
+	done
+	((${#have[@]})) || return 0
+	while IFS='|' read -r n sz ino mt; do
+		st="" sha=""
+		[[ -f $memo/${n//\//%} ]] && read -r st sha <"$memo/${n//\//%}"
+		if [[ $st == "$sz.$ino.$mt" && -n $sha ]]; then CELL_SHA[$n]=$sha; else missing+=("$n|$sz.$ino.$mt"); fi
+	done < <(stat -L -c '%n|%s|%i|%.9Y' -- "${have[@]}")
+	((${#missing[@]})) || return 0
+	local -A stamp=()
+	for f in "${missing[@]}"; do stamp[${f%|*}]=${f##*|}; done
+	while read -r sha n; do
+		CELL_SHA[$n]=$sha
+		echo "${stamp[$n]} $sha" >"$memo/${n//\//%}.$$"
+		mv "$memo/${n//\//%}.$$" "$memo/${n//\//%}"
+	done < <(sha256sum -- "${!stamp[@]}")
+}
+
+# cell_firmware_file NAME: the ROM QEMU loads for NAME (its data dirs)
+cell_firmware_file() {
+	local d
+	for d in $LAB_CELL_FIRMWARE_DIRS; do
+		[[ -e $d/$1 ]] && { echo "$d/$1"; return 0; }
+	done
+	echo "$1"
+}
+
+# cell_record OUT STATE WORKLOADS PROFILE SCRIPT RUNTIME SEED CMDLINE -- QEMU_ARGV...:
+# print the canonical key record of a boot writing into OUT. Files the argv
+# names (kernel, initrd, plugin and its map) enter by content, OUT by a fixed
+# placeholder (output paths are not inputs); no host name, date, run id or
+# wall time is in it.
+cell_record() {
+	local out=$1 state=$2 workloads=$3 profile=$4 script=$5 runtime=$6 seed=$7 cmdline=$8 a fw f w part qemu_bin
+	shift 9
+	local args=("$@") i files=() wfiles=() fwfiles=() version vmemo
+	qemu_bin=$(command -v "$1")
+	files+=("$LAB_ROOT/workloads/states/$state.state" "$qemu_bin")
+	for w in ${workloads//,/ } ${profile//,/ }; do
+		for f in "$LAB_ROOT/workloads/$w".{fio,bench}; do [[ -f $f ]] && wfiles+=("$f"); done
+	done
+	[[ -z $script ]] || files+=("$LAB_ROOT/guest/scripts/$script.sh")
+	for fw in "${LAB_CELL_FIRMWARE[@]}"; do fwfiles+=("$(cell_firmware_file "$fw")"); done
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		case ${args[i]} in
+		-kernel | -initrd) files+=("${args[i + 1]}") ;;
+		-plugin) for part in ${args[i + 1]//,/ }; do case $part in file=* | map=*) files+=("${part#*=}") ;; esac; done ;;
+		esac
+	done
+	cell_hash "${files[@]}" "${wfiles[@]}" "${fwfiles[@]}"
+	# QEMU's version string, memoised by its binary's content
+	vmemo=$LAB_CELLS/.sha-memo/qemu-version-${CELL_SHA[$qemu_bin]}
+	[[ -s $vmemo ]] || { "$qemu_bin" --version | head -1 >"$vmemo.$$" && mv "$vmemo.$$" "$vmemo"; }
+	read -r version <"$vmemo"
+	echo "schema=$LAB_CELL_SCHEMA"
+	echo "state=$state"
+	echo "state_file_sha256=${CELL_SHA[$LAB_ROOT/workloads/states/$state.state]}"
+	echo "workloads=$workloads"
+	echo "profile=$profile"
+	for f in "${wfiles[@]}"; do echo "workload_file=$(basename "$f") ${CELL_SHA[$f]}"; done
+	echo "script=$script"
+	[[ -z $script ]] || echo "script_sha256=${CELL_SHA[$LAB_ROOT/guest/scripts/$script.sh]}"
+	echo "runtime=$runtime"
+	echo "seed=$seed"
+	echo "cmdline=$cmdline"
+	echo "qemu_version=$version"
+	echo "qemu_sha256=${CELL_SHA[$qemu_bin]}"
+	for f in "${fwfiles[@]}"; do echo "firmware=$(basename "$f") ${CELL_SHA[$f]}"; done
+	for ((i = 0; i < ${#args[@]}; i++)); do
+		a=${args[i]}
+		case $a in
+		-kernel | -initrd)
+			i=$((i + 1))
+			echo "qemu_arg=$a"
+			echo "qemu_arg=sha256:${CELL_SHA[${args[i]}]}"
+			;;
+		-plugin)
+			# file= and map= by content, out= dropped (an output path), the rest as given
+			i=$((i + 1))
+			echo "qemu_arg=$a"
+			printf 'qemu_arg='
+			for part in ${args[i]//,/ }; do
+				case $part in
+				file=* | map=*) printf '%s=sha256:%s,' "${part%%=*}" "${CELL_SHA[${part#*=}]}" ;;
+				out=*) printf 'out=<out>,' ;;
+				*) printf '%s,' "$part" ;;
+				esac
+			done
+			echo
+			;;
+		*) echo "qemu_arg=${a//"$out"/<out>}" ;;
+		esac
+	done
+}
+
+cell_key() { sha256sum "$1" | awk '{print $1}'; }
+cell_dir() { echo "$LAB_CELLS/$1"; }
+
+# cell_lookup KEY: status 0 if a complete, intact entry exists. A damaged one
+# (missing files, a sha256 mismatch, a record that is not its key) is named in
+# a warning and removed, so the caller recomputes and stores it afresh.
+cell_lookup() {
+	local key=$1 d why=""
+	d=$(cell_dir "$key")
+	[[ -d $d ]] || return 1
+	if [[ ! -f $d/sha256sums || ! -f $d/record || ! -f $d/outcome ]]; then
+		why="missing files"
+	elif ! (cd "$d" && sha256sum --quiet --strict -c sha256sums >/dev/null 2>&1); then
+		why="sha256 mismatch: $(cd "$d" && sha256sum --quiet -c sha256sums 2>/dev/null | head -1)"
+	elif [[ $(cell_key "$d/record") != "$key" ]]; then
+		why="record does not hash to its key"
+	fi
+	[[ -z $why ]] && return 0
+	log "cell store: WARNING: entry $key is corrupt ($why); removed, the cell is recomputed"
+	cell_discard "$d"
+	return 1
+}
+
+# cell_discard DIR: rename out of the store's namespace first (atomic), then delete
+cell_discard() {
+	local bad
+	bad=$(mktemp -d "$LAB_CELLS/.bad.XXXXXX")
+	mv -T "$1" "$bad/entry" 2>/dev/null || true
+	rm -rf "$bad"
+}
+
+# cell_quarantine KEY: move an entry a rerun disagreed with out of the store,
+# kept for inspection in $LAB_CELLS/.mismatch/; prints where it went
+cell_quarantine() {
+	local q
+	q=$LAB_CELLS/.mismatch/$1.$(date +%Y%m%d-%H%M%S).$$
+	mkdir -p "$LAB_CELLS/.mismatch"
+	mv -T "$(cell_dir "$1")" "$q" 2>/dev/null && echo "$q"
+}
+
+# cell_outcome KEY NAME: a value from the entry's outcome file
+cell_outcome() { sed -n "s/^$2=//p" "$(cell_dir "$1")/outcome"; }
+
+# cell_restore KEY OUT [PLUGIN_OUT]: copy the stored guest output into OUT
+# (and the plugin's output file to PLUGIN_OUT)
+cell_restore() {
+	local d f
+	d=$(cell_dir "$1")/out
+	mkdir -p "$2"
+	for f in console.log results.txt qemu.log; do
+		[[ -f $d/$f ]] && cp "$d/$f" "$2/$f"
+	done
+	if [[ -n ${3:-} && -f $d/plugin.out ]]; then cp "$d/plugin.out" "$3"; fi
+	return 0
+}
+
+# cell_store KEY RECORD OUT STATUS QEMU_RC WALL [PLUGIN_OUT]: store a computed
+# cell (the caller checked cell_storable). Built in a temp dir in the store and
+# renamed into place: readers see a whole entry or none; of two writers of one
+# key the first rename wins and the second drops its copy.
+cell_store() {
+	local key=$1 record=$2 out=$3 tmp f
+	mkdir -p "$LAB_CELLS"
+	tmp=$(mktemp -d "$LAB_CELLS/.tmp.XXXXXX")
+	mkdir "$tmp/out"
+	cp "$record" "$tmp/record"
+	printf 'status=%s\nqemu_rc=%s\nwall_secs=%s\n' "$4" "$5" "$6" >"$tmp/outcome"
+	for f in console.log results.txt qemu.log; do
+		[[ -f $out/$f ]] && cp "$out/$f" "$tmp/out/$f"
+	done
+	[[ -n ${7:-} && -f $7 ]] && cp "$7" "$tmp/out/plugin.out"
+	(cd "$tmp" && find record outcome out -type f | LC_ALL=C sort | xargs sha256sum >sha256sums)
+	chmod -R a+rX "$tmp"
+	if ! mv -T "$tmp" "$(cell_dir "$key")" 2>/dev/null; then
+		rm -rf "$tmp"
+	fi
+}
+
+# cell_compare KEY OUT [PLUGIN_OUT]: the files a rerun wrote against the stored
+# ones, byte for byte; prints the names that differ, status 1 if any
+cell_compare() {
+	local d f bad=0
+	d=$(cell_dir "$1")/out
+	for f in console.log results.txt qemu.log; do
+		if [[ -f $d/$f || -f $2/$f ]] && ! cmp -s "$d/$f" "$2/$f"; then
+			echo "$f"
+			bad=1
+		fi
+	done
+	if [[ -f $d/plugin.out ]] && ! cmp -s "$d/plugin.out" "${3:-/nonexistent}"; then
+		echo "plugin out"
+		bad=1
+	fi
+	return "$bad"
+}
+
+# cell_verify_pick P: status 0 for a random share P (0..1) of calls
+cell_verify_pick() {
+	awk -v p="$1" -v r="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { exit !(r / 4294967296 < p) }'
+}

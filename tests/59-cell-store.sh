@@ -1,0 +1,139 @@
+#!/bin/bash
+# 59-cell-store.sh: the cell store (lib/cellstore.sh, issue 19). Without
+# boots: the key changes when any input changes and not when only the output
+# path does; kvm cells and host-caused outcomes are never stored; an entry is
+# written whole; a corrupt or partial entry is detected and removed. With
+# boots (nohooks, bench-nop, 1 guest second): a stored cell is restored with
+# identical bytes and no boot; a corrupt entry is recomputed; a timeout is not
+# stored; LAB_CELL_VERIFY=1 catches a planted difference. A scratch store
+# (LAB_CELLS), so the shared one is never touched.
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+unset LAB_NO_CELL_STORE
+t=$(mktemp -d "${TMPDIR:-/tmp}/lab-cells.XXXXXX")
+trap 'rm -rf "$t"' EXIT
+export LAB_CELLS=$t/cells
+# shellcheck source=lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
+
+# --- keys -------------------------------------------------------------------
+mkdir -p "$t/in" "$t/bin" "$t/fw"
+echo kernel >"$t/in/bzImage"
+echo initrd >"$t/in/initrd"
+echo plugin >"$t/in/plugin.so"
+echo map >"$t/in/System.map"
+printf '#!/bin/sh\necho "QEMU emulator version 7.2.0 (fake)"\n' >"$t/bin/qemu-system-x86_64"
+chmod +x "$t/bin/qemu-system-x86_64"
+for f in "${LAB_CELL_FIRMWARE[@]}"; do echo "$f" >"$t/fw/$f"; done
+export LAB_CELL_FIRMWARE_DIRS=$t/fw
+# key [NAME=VALUE...]: the key of a boot record with these inputs changed
+key() {
+	local out=$t/out state=idle wl=bench-nop prof="" script="" runtime=1 seed=1 cmdline="console=ttyS0 lab.pad=px" mem=1024 plug="insns=io_issue_sqe"
+	(($# == 0)) || local "$@"
+	PATH=$t/bin:$PATH cell_record "$out" "$state" "$wl" "$prof" "$script" "$runtime" "$seed" "$cmdline" -- \
+		qemu-system-x86_64 -accel tcg -m "$mem" -seed "$seed" -kernel "$t/in/bzImage" -initrd "$t/in/initrd" \
+		-append "$cmdline" -serial "file:$out/console.log" \
+		-plugin "file=$t/in/plugin.so,map=$t/in/System.map,out=$out/attrib.out,$plug" >"$t/rec"
+	cell_key "$t/rec"
+}
+base=$(key)
+check "key: same inputs give the same key" test "$base" = "$(key)"
+check "key: another output path gives the same key" test "$base" = "$(key out="$t/elsewhere")"
+changed=() same=()
+for change in state=off wl=bench-read prof=bench-nop script=disable-bug runtime=2 seed=2 \
+	cmdline="console=ttyS0 lab.pad=pxx" mem=2048 plug=insns=other; do
+	if [[ $(key "$change") == "$base" ]]; then same+=("$change"); else changed+=("$change"); fi
+done
+# content of files the argv names, QEMU's binary, a firmware ROM, a workload file
+for f in "$t/in/bzImage" "$t/in/initrd" "$t/in/plugin.so" "$t/in/System.map" \
+	"$t/bin/qemu-system-x86_64" "$t/fw/bios-256k.bin" "$t/fw/vgabios-stdvga.bin"; do
+	cp "$f" "$f.orig"
+	echo "# changed" >>"$f"
+	if [[ $(key) == "$base" ]]; then same+=("${f#"$t"/}"); else changed+=("${f#"$t"/}"); fi
+	mv "$f.orig" "$f"
+done
+check "key: returns to the base key once inputs are restored" test "$base" = "$(key)"
+check "key: every input changes it (${#changed[@]} changed; unchanged: ${same[*]:-none})" test ${#same[@]} -eq 0
+record_ok() { grep -q '^schema=' "$t/rec" && grep -q '^firmware=bios-256k.bin [0-9a-f]\{64\}$' "$t/rec" && ! grep -q "$t/out" "$t/rec"; }
+check "key record: schema and firmware sha256 present, no output path" record_ok
+
+# --- store rules and integrity, no boot --------------------------------------
+store_on_rules() { ! cell_store_on kvm && cell_store_on tcg && ! LAB_NO_CELL_STORE=1 cell_store_on tcg; }
+check "store: on for tcg cells, off for kvm cells and with LAB_NO_CELL_STORE=1" store_on_rules
+host_stored=""
+for s in timeout killed qemu-error verify-mismatch; do cell_storable "$s" && host_stored+=" $s"; done
+guest_stored=""
+for s in ok panic kernel-warning guest-error; do cell_storable "$s" && guest_stored+=" $s"; done
+check "store: host outcomes never stored (stored:${host_stored:- none}), guest outcomes stored (${guest_stored# })" \
+	test -z "$host_stored" -a "$guest_stored" = " ok panic kernel-warning guest-error"
+mkdir -p "$t/o1"
+echo console >"$t/o1/console.log"
+echo results >"$t/o1/results.txt"
+k=$(cell_key "$t/rec")
+cell_store "$k" "$t/rec" "$t/o1" ok 0 3.1
+check "store: an entry is found after it is stored, with no temp dir left" \
+	both cell_lookup "$k" -- test -z "$(find "$LAB_CELLS" -maxdepth 1 -name '.tmp.*')"
+echo tampered >>"$(cell_dir "$k")/out/results.txt"
+rc=0
+warn=$(cell_lookup "$k" 2>&1) || rc=$?
+check "store: a tampered entry is a miss, named in a warning, and removed ($warn)" \
+	both test "$rc" = 1 -- both grep -q "WARNING: entry $k is corrupt" <<<"$warn" -- test ! -e "$(cell_dir "$k")"
+cell_store "$k" "$t/rec" "$t/o1" ok 0 3.1
+rm "$(cell_dir "$k")/sha256sums"
+miss() { ! cell_lookup "$1" 2>/dev/null; }
+check "store: a partial entry (no sha256sums) is a miss" miss "$k"
+
+if quick; then
+	skip "store: boots (hit, corrupt, timeout, verify)" "--quick"
+	exit 0
+fi
+accel=$("$LAB_ROOT/guest/accel.sh" auto 2>/dev/null || echo none)
+if [[ $accel != tcg ]]; then
+	skip "store: boots (hit, corrupt, timeout, verify)" "accelerator is $accel: only tcg-icount cells are stored"
+	exit 0
+fi
+# --- boots -------------------------------------------------------------------
+# boot N [boot.sh options]: one nohooks bench-nop boot into $t/bN; prints cell= and status=
+boot() {
+	local n=$1
+	shift
+	"$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime 1 --workloads bench-nop --out "$t/b$n" "$@" nohooks idle \
+		2>"$t/b$n.err" || true
+	echo "$(sed -n 's/^cell=//p' "$t/b$n/boot.info") $(sed -n 's/^status=//p' "$t/b$n/boot.info")"
+}
+same_bytes() { cmp -s "$t/b$1/results.txt" "$t/b$2/results.txt" && cmp -s "$t/b$1/console.log" "$t/b$2/console.log"; }
+s0=$(now)
+r1=$(boot 1)
+w1=$(($(now) - s0))
+check "boot: the first boot runs and is stored ($r1, ${w1}s)" test "$r1" = "stored ok"
+k=$(sed -n 's/^cell_key=//p' "$t/b1/boot.info")
+s0=$(now)
+r2=$(boot 2)
+w2=$(($(now) - s0))
+check "boot: the second is restored from the store, byte-identical ($r2, ${w2}s)" \
+	both test "$r2" = "hit ok" -- same_bytes 1 2
+check "boot: a hit keeps the computing boot's wall time (cells.csv stays byte-identical)" \
+	test "$(grep wall_secs "$t/b1/boot.info")" = "$(grep wall_secs "$t/b2/boot.info")"
+# corrupt: truncate the stored results
+: >"$(cell_dir "$k")/out/results.txt"
+r3=$(boot 3)
+check "boot: a corrupt entry is named, recomputed and stored again, byte-identical ($r3)" \
+	both grep -q 'is corrupt' "$t/b3.err" -- both test "$r3" = "stored ok" -- same_bytes 1 3
+# a host-caused outcome is never stored: a deadline too short to boot
+r4=$(boot 4 --seed 7 --timeout 2)
+k4=$(sed -n 's/^cell_key=//p' "$t/b4/boot.info")
+check "boot: a timeout is not stored ($r4)" both test "$r4" = "miss timeout" -- test ! -e "$(cell_dir "$k4")"
+# verify: rerun every hit; first an intact entry, then one with a planted difference
+r5=$(LAB_CELL_VERIFY=1 boot 5)
+check "verify: an intact entry reruns identical ($r5)" test "$r5" = "verified ok"
+d=$(cell_dir "$k")
+sed -i 's/^result mode=\([a-z]*\) ops=/result mode=\1 ops=9/' "$d/out/results.txt"
+grep -q . "$d/out/results.txt" && ! cmp -s "$d/out/results.txt" "$t/b1/results.txt" || echo "# planting failed"
+(cd "$d" && find record outcome out -type f | LC_ALL=C sort | xargs sha256sum >sha256sums)
+rc=0
+LAB_CELL_VERIFY=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime 1 --workloads bench-nop --out "$t/b6" nohooks idle 2>"$t/b6.err" || rc=$?
+check "verify: a planted difference fails the boot loudly (rc $rc, $(grep -o 'VERIFY FAILED.*files: [a-z. ]*' "$t/b6.err" | head -1))" \
+	both test "$rc" = 1 -- both grep -q '^status=verify-mismatch' "$t/b6/boot.info" -- grep -q 'VERIFY FAILED.*results.txt' "$t/b6.err"
+check "verify: the disagreeing entry is moved out of the store (kept in .mismatch/), so the next boot recomputes it" \
+	both test ! -e "$d" -- test -n "$(find "$LAB_CELLS/.mismatch" -mindepth 1 -maxdepth 1 -name "$k.*")"

@@ -1,0 +1,80 @@
+#!/bin/bash
+# 64-try.sh: ./run.sh try (scripts/try.sh). Bad input gets one line and exit 2
+# before any build, with nothing left behind: a file that is not a patch, a
+# missing file, a patch whose hunk fails (named), an unknown --on variant.
+# Full run: a throw-away patch that changes only a comment in io_issue_sqe()
+# builds as a temporary variant in the cache and gets a decision table whose
+# idle bench-nop row equals upstream's (the same instructions; the bzImage
+# itself differs: the comment moves __LINE__ in io_uring.c's WARN/BUG sites).
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+try=$LAB_ROOT/scripts/try.sh
+# one_line NAME WANT CMD...: CMD exits 2 with one stderr line containing WANT
+one_line() {
+	local rc=0 want=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
+	[[ $rc == 2 && $(wc -l <"$tmp/err") == 1 ]] && grep -qF -- "$want" "$tmp/err"
+}
+ntry() { { find "$LAB_CACHE/try/variants" -mindepth 1 -maxdepth 1 -name 'try-*' 2>/dev/null || true; } | wc -l; }
+before=$(ntry)
+echo 'just text' >"$tmp/notes.txt"
+check "try: a file that is not a patch is named in one line" one_line "notes.txt is not a patch" "$try" "$tmp/notes.txt"
+check "try: a missing file is named in one line" one_line "no such file" "$try" "$tmp/missing.patch"
+check "try: an unknown --on variant is refused in one line" one_line "unknown variant 'no-such'" "$try" --on no-such "$LAB_ROOT/kernel/variants/nohooks/0001-io_uring-remove-the-audit-hooks-from-io_issue_sqe-ba.patch"
+cat >"$tmp/stale.patch" <<'PATCH'
+From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001
+From: Lab <lab@example.org>
+Subject: [PATCH] io_uring: a hunk whose context is not in the tree
+
+---
+ io_uring/io_uring.c | 1 +
+ 1 file changed, 1 insertion(+)
+
+diff --git a/io_uring/io_uring.c b/io_uring/io_uring.c
+--- a/io_uring/io_uring.c
++++ b/io_uring/io_uring.c
+@@ -1726,3 +1726,4 @@
+ static int io_issue_sqe_not_here(struct io_kiocb *req)
+ {
+ 	int ret;
++	ret = 0;
+PATCH
+stale=0
+one_line "io_uring/io_uring.c: Hunk #1 FAILED" "$try" "$tmp/stale.patch" || stale=1
+check "try: a patch that does not apply names the file and the failing hunk ($(cat "$tmp/err"))" test "$stale" = 0
+after=$(ntry)
+check "try: rejected input left no temporary variant behind ($before before, $after after)" test "$before" = "$after"
+
+if quick; then
+	skip "try: a throw-away patch end to end" "--quick"
+	exit 0
+fi
+# a comment-only change inside io_issue_sqe(), made against the pristine tree
+"$LAB_ROOT/kernel/extract-source.sh" "$LAB_DEFAULT_BASE"
+src=$(base_pristine "$LAB_DEFAULT_BASE")/io_uring/io_uring.c
+mkdir -p "$tmp/a/io_uring" "$tmp/b/io_uring"
+cp "$src" "$tmp/a/io_uring/io_uring.c"
+awk '{ print } /^static int io_issue_sqe\(struct io_kiocb \*req, unsigned int issue_flags\)$/ { f = 1 } f == 1 && /^\{$/ { print "\t/* lab: a throw-away comment (tests/64-try.sh) */"; f = 2 }' \
+	"$src" >"$tmp/b/io_uring/io_uring.c"
+{
+	printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\nFrom: Lab <lab@example.org>\n'
+	printf 'Subject: [PATCH] io_uring: a comment in io_issue_sqe (throw-away)\n\n---\n'
+	(cd "$tmp" && diff -u --label a/io_uring/io_uring.c --label b/io_uring/io_uring.c a/io_uring/io_uring.c b/io_uring/io_uring.c) || true
+} >"$tmp/comment.patch"
+unset LAB_NO_CELL_STORE
+export LAB_CELLS=$tmp/cells
+start=$(now)
+rc=0
+"$try" --reps 1 "$tmp/comment.patch" >"$tmp/try.out" 2>"$tmp/try.err" || rc=$?
+secs=$(($(now) - start))
+sed 's/^/    /' "$tmp/try.out"
+grep -E '^try:|cell store' "$tmp/try.err" | sed 's/^/    /' || true
+row() { awk -v s="$1" -v w="$2" -v c="$3" '$1 == s && $2 == w { print $c }' "$tmp/try.out"; }
+check "try: exit 0 and a decision table in ${secs}s (rc $rc)" both test "$rc" = 0 -- grep -q '^idle  *bench-nop ' "$tmp/try.out"
+check "try: a comment-only patch gives upstream's Δ (idle bench-nop: $(row idle bench-nop 3) vs $(row idle bench-nop 4))" \
+	both test -n "$(row idle bench-nop 3)" -- test "$(row idle bench-nop 3)" = "$(row idle bench-nop 4)"
+check "try: no kernel splat reported" grep -q '^# no kernel splat' "$tmp/try.out"

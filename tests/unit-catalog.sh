@@ -1,0 +1,46 @@
+#!/bin/bash
+# unit-catalog.sh: the variant catalog (lib/catalog.sh, kernel/variants/*/meta).
+# Every variant declares a known role; the roles the reports need exist once;
+# and a throw-away design added in a scratch variants dir (its folder only:
+# series, meta) shows up as a design and gets its own headline row from the
+# reporting scripts, with no script or test edited.
+set -euo pipefail
+# shellcheck source=tests/lib.sh
+. "$(dirname "$0")/lib.sh"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+bad=""
+for v in $(known_variants); do
+	case $(variant_meta "$v" role) in
+	baseline | codegen-control | config-floor | design | proof-only) ;;
+	*) bad+=" $v" ;;
+	esac
+done
+check "catalog: every variant's meta names a known role (bad:${bad:- none})" test -z "$bad"
+check "catalog: one baseline ($(catalog_one baseline)), with a declared seed control ($(seed_control_of "$(catalog_one baseline)"))" \
+	both test "$(variants_with baseline | wc -l)" = 1 -- test "$(variant_role "$(seed_control_of "$(catalog_one baseline)")")" = seed-control
+check "catalog: a pseudo-variant nobody declares is not a seed control" test "$(variant_role upstream-aa)" != seed-control
+
+# a throw-away design: a folder in a scratch variants dir, nothing else
+export LAB_VARIANTS=$tmp/variants
+mkdir -p "$LAB_VARIANTS"
+for d in "$LAB_ROOT"/kernel/variants/*/; do ln -s "${d%/}" "$LAB_VARIANTS/$(basename "$d")"; done
+mkdir "$LAB_VARIANTS/zz-throwaway"
+printf '# base: 6.1\n' >"$LAB_VARIANTS/zz-throwaway/series"
+printf 'role=design\norder=6\naudits=skip-hot\nruntime-disable=survives\n' >"$LAB_VARIANTS/zz-throwaway/meta"
+check "catalog: the new design is listed among the designs, in its order" \
+	test "$(variants_with design | tail -1)" = zz-throwaway
+# its cells in a run: upstream's rows under the new name
+run=$(cat "$LAB_ROOT/results/PUBLISHED" 2>/dev/null || true)
+if [[ -f $LAB_ROOT/results/$run/summary.csv ]]; then
+	mkdir -p "$tmp/run"
+	{ cat "$LAB_ROOT/results/$run/summary.csv"; grep '^upstream,' "$LAB_ROOT/results/$run/summary.csv" | sed 's/^upstream,/zz-throwaway,/'; } >"$tmp/run/summary.csv"
+	"$LAB_ROOT/scripts/report-headline.sh" "$tmp/run" >"$tmp/headline.md" 2>"$tmp/headline.err" || true
+	up=$(grep '^| upstream |' "$tmp/headline.md" | cut -d'|' -f3-)
+	zz=$(grep '^| zz-throwaway |' "$tmp/headline.md" | cut -d'|' -f3-)
+	check "catalog: report-headline gives the new design its own row, equal to the cells it was given" \
+		both test -n "$zz" -- test "$zz" = "$up"
+else
+	skip "catalog: the new design in the headline" "no published run in results/"
+fi
