@@ -41,6 +41,8 @@ host_bins=(/bin/busybox /usr/bin/fio "$LAB_AUDITCTL")
 for b in "${host_bins[@]}"; do
 	[[ -x $b ]] || die "$b missing; run './run.sh setup'"
 done
+lab_bins=()
+for t in uring-bench uring-rule audit-sink lab-time; do lab_bins+=("$bindir/$t"); done
 # perf (linux-perf) for cpu-clock profiles: /usr/bin/perf, or perf_<version>
 # where /usr/bin/perf is Debian's version-dispatching wrapper
 perf_bin=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort | tail -1)
