@@ -19,6 +19,8 @@ set -euo pipefail
 summary=$1/summary.csv
 [[ -f $summary ]] || die_usage "report-headline: no $summary; run ./run.sh summary first"
 
+# these first, in this order, then any other design of the run (every variant
+# but the baselines nohooks* and noaudit) in the order the summary lists them
 designs="upstream static-key rfc rfc-placement upstream-fix"
 states="off idle syscall-1 syscall-10 syscall-100 uring-miss uring-hit"
 awk -F, -v designs="$designs" -v states="$states" '
@@ -27,7 +29,9 @@ NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["workload"]
 	d[k] = $c["delta_ns_per_op"]; lo[k] = $c["delta_ci_lo"]; hi[k] = $c["delta_ci_hi"]
 	ops[k] = $c["median_ops_per_sec"]; ns[k] = $c["median_ns_per_op"]; sig[k] = $c["significant"]
-	unit = $c["accel"]; est = $c["estimator"]; iv = $c["delta_interval"]; seen[$c["variant"]] = 1
+	unit = $c["accel"]; est = $c["estimator"]; iv = $c["delta_interval"]
+	if (!($c["variant"] in seen)) order[++nv] = $c["variant"]
+	seen[$c["variant"]] = 1
 }
 # no "-0.0": a delta that rounds to zero is +0.0
 function z(x) { return (x > -0.05 && x < 0.05) ? 0 : x }
@@ -44,6 +48,10 @@ function thr(v, s, w,   k, b) {
 }
 END {
 	ns_ = split(states, S, " "); nd = split(designs, D, " ")
+	# then every other design of the run, in run order (not the baselines)
+	for (j = 1; j <= nd; j++) listed[D[j]] = 1
+	for (j = 1; j <= nv; j++)
+		if (!(order[j] in listed) && order[j] !~ /^nohooks/ && order[j] != "noaudit") D[++nd] = order[j]
 	print "## Headline"
 	print ""
 	print "Δ instructions per op versus `nohooks` in the same audit state (tcg-icount: minimum over seeds;"
