@@ -40,9 +40,12 @@ vcolor(v) = v eq 'nohooks' ? 0x404040 : \
 	v eq 'upstream' ? 0xd62728 : \
 	v eq 'rfc' ? 0x1f77b4 : \
 	v eq 'static-key' ? 0x2ca02c : \
+	v eq 'gate-flag' ? 0x17becf : \
+	v eq 'key-calls' ? 0xbcbd22 : \
 	vspare(strlen(v) % 6)
 vpoint(v) = v eq 'nohooks' ? 4 : v eq 'nohooks-aa' ? 6 : v eq 'noaudit' ? 8 : \
-	v eq 'upstream' ? 5 : v eq 'rfc' ? 7 : v eq 'static-key' ? 9 : 11 + strlen(v) % 4
+	v eq 'upstream' ? 5 : v eq 'rfc' ? 7 : v eq 'static-key' ? 9 : \
+	v eq 'gate-flag' ? 13 : v eq 'key-calls' ? 14 : 11 + strlen(v) % 4
 # baselines dashed in line plots
 vdash(v) = (v eq 'nohooks' || v eq 'nohooks-aa' || v eq 'noaudit') ? 2 : 1
 

@@ -9,10 +9,12 @@
 # and no record may be lost. The lsm scenario's denials (open -EACCES, SQPOLL
 # and personality -EPERM) must fail with their errno on every variant.
 # nohooks-codegen (nohooks plus unused text) and noaudit (no audit) are left out.
-# Then static-key's --debug flavour (lockdep, kernel/config/debug.config) runs
-# the same script: its exe scenario takes audit_del_rule() from fsnotify
-# autoremove under i_rwsem into cpus_read_lock()/jump_label_mutex; any lockdep
-# splat fails the boot (kernel-warning) and this test.
+# Then the --debug flavour (lockdep, kernel/config/debug.config) of every
+# variant whose patches add a lock or switch a static key runs the same
+# script: its exe scenario takes audit_del_rule() from fsnotify autoremove
+# under i_rwsem into the design's update (static_branch_*() takes
+# cpus_read_lock() and jump_label_mutex); any lockdep splat fails the boot
+# (kernel-warning) and this test.
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -72,13 +74,25 @@ if [[ -f $tmp/upstream/results.txt ]]; then
 	sed 's/^/    /' "$tmp/upstream.cmp"
 fi
 
-# lockdep: static-key's debug flavour through the same scenarios
-out=$tmp/static-key-debug
-if "$LAB_ROOT/guest/boot.sh" --debug --accel "$accel" --script stream-proof --timeout 1200 --out "$out" static-key smack >"$tmp/skd.log" 2>&1; then
-	check "static-key --debug (lockdep): every scenario ran, no lockdep report or warning (status $(sed -n 's/^status=//p' "$out/boot.info"))" \
-		both grep -q '^stream-end scenario=exe ' "$out/results.txt" -- test "$(grep -c 'possible circular locking\|WARNING:' "$out/console.log")" = 0
-else
-	tail -3 "$tmp/skd.log" | sed 's/^/    /'
-	kernel_trouble "$out/console.log" 2>/dev/null | head -8 | sed 's/^/    /' || true
-	not_ok "static-key --debug (lockdep): the stream-proof boot finished cleanly (status $(sed -n 's/^status=//p' "$out/boot.info" 2>/dev/null))"
-fi
+# lockdep: the debug flavour of every variant above whose patches add a lock
+# or switch a static key (a '+' line calling mutex_lock, spin_lock*,
+# static_branch_enable/disable or static_key_enable/disable), through the same
+# scenarios
+adds_locking() {
+	local p vdir
+	vdir=$(variants_dir)/$1
+	series_patches "$vdir/series" | while read -r p; do cat "$vdir/$p"; done |
+		grep -E '^\+.*\b(mutex_lock|spin_lock[a-z_]*|static_branch_(enable|disable)|static_key_(enable|disable))\(' >/dev/null
+}
+for v in $variants; do
+	adds_locking "$v" || continue
+	out=$tmp/$v-debug
+	if "$LAB_ROOT/guest/boot.sh" --debug --accel "$accel" --script stream-proof --timeout 1200 --out "$out" "$v" smack >"$tmp/$v-debug.log" 2>&1; then
+		check "$v --debug (lockdep): every scenario ran, no lockdep report or warning (status $(sed -n 's/^status=//p' "$out/boot.info"))" \
+			both grep -q '^stream-end scenario=exe ' "$out/results.txt" -- test "$(grep -c 'possible circular locking\|WARNING:' "$out/console.log")" = 0
+	else
+		tail -3 "$tmp/$v-debug.log" | sed 's/^/    /'
+		kernel_trouble "$out/console.log" 2>/dev/null | head -8 | sed 's/^/    /' || true
+		not_ok "$v --debug (lockdep): the stream-proof boot finished cleanly (status $(sed -n 's/^status=//p' "$out/boot.info" 2>/dev/null))"
+	fi
+done
