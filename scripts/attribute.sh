@@ -85,7 +85,7 @@ write_paths() {
 		ops=$(window_ops "$o/results.txt" "$w")
 		[[ -n $ops && $ops -gt 0 ]] || return 1
 		annotate_listing "$o/attrib.out" "$i" "$ops" "$o/$fn.body" "$o/$fn.$w.sum" | awk '$2 + 0 > 0' >"$dir/paths/$v.$s.$w.$fn.txt.tmp" ||
-			return 1
+			{ rm -f "$dir/paths/$v.$s.$w.$fn.txt.tmp"; return 1; }
 		mv "$dir/paths/$v.$s.$w.$fn.txt.tmp" "$dir/paths/$v.$s.$w.$fn.txt"
 		i=$((i + 1))
 	done

@@ -27,6 +27,10 @@ setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" "${ran[@]}" --accel "$accel" 
 wall=$(sed -n 's/^wall_secs=//p' "$dir/$raw/boot.info" 2>/dev/null || echo 0)
 parsed=$("$LAB_ROOT/scripts/parse-results.sh" "$dir/$raw/results.txt" 2>/dev/null || true)
 report=""
+# the rows go to a temp file moved into place: a failed write (a full disk)
+# leaves no partial cell and no temp file behind
+cell_tmp=$(mktemp "$dir/cells/.$v.$s.$r.csv.XXXXXX") || die "cannot create a file in $dir/cells$(df_free "$dir/cells")"
+trap 'rm -f "$cell_tmp"' EXIT
 for w in ${wl//,/ }; do
 	line=$(grep "^workload=$w " <<<"$parsed" | head -1 || true)
 	get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
@@ -46,13 +50,14 @@ for w in ${wl//,/ }; do
 	p50=$(get clat_p50_ns) p99=$(get clat_p99_ns)
 	echo "$v,$s,$w,$r,$seed,$accel,$st,$ops,$ns,$unit,${p50/NA/},${p99/NA/},$wall,$raw"
 	report+="    $v/$s/$r $w: $st${ops:+, $ops ops/s, $ns $unit/op}"$'\n'
-done >"$cell.tmp"
+done >"$cell_tmp"
 # sink counts for states that run the audit record sink
 grep '^sink_line ' <<<"$parsed" | sed 's/^sink_line //' >"$dir/$raw/sink.txt" || true
 if [[ -n $prof ]]; then
 	"$LAB_ROOT/scripts/parse-profile.sh" "$dir/$raw/results.txt" |
 		sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
 fi
-mv "$cell.tmp" "$cell"
+mv -T "$cell_tmp" "$cell"
+trap - EXIT
 # one write, so lines of boots that end together do not interleave
 printf '  done %s / %s / rep %s: %s, %ss wall\n%s' "$v" "$s" "$r" "$boot_status" "$wall" "$report" >&2

@@ -228,10 +228,8 @@ for i in "${!boots[@]}"; do
 	if [[ $(needs_audit "$s") != 1 ]] || has_audit "$v"; then continue; fi
 	seed=$(seed_of "$v" "$r")
 	wl=$(state_workloads "$s")
-	for w in ${wl//,/ }; do
-		echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"
-	done >"$dir/cells/$v.$s.$r.csv.tmp"
-	mv "$dir/cells/$v.$s.$r.csv.tmp" "$dir/cells/$v.$s.$r.csv"
+	na_rows() { local w; for w in ${wl//,/ }; do echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"; done; }
+	save "$dir/cells/$v.$s.$r.csv" na_rows
 	boot_state[$i]=finished
 	n_na=$((n_na + 1))
 done
