@@ -189,6 +189,27 @@ if mount -t tmpfs -o size=256k tmpfs "$tmp/full" 2>/dev/null; then
 	LAB_RESULTS=$mnt/results scripts/summary.sh r3 >/dev/null 2>"$tmp/err" || true
 	check "summary on a full disk keeps the old summary.csv ($(tail -1 "$tmp/err"))" test "$(cat "$mnt/results/r3/summary.csv")" = "old summary"
 	check "and leaves no temp file" test -z "$(find "$mnt/results" -name '.*.??????' -o -name '*.tmp')"
+	# mid-run: a boot whose guest output fills the disk; its cell's rows
+	# cannot be written. A copy of the lab whose guest/boot.sh is a stub
+	# that writes a finished boot's files and then fills the file system.
+	lab=$tmp/lab-copy
+	mkdir -p "$lab/guest"
+	cp -r scripts lib workloads kernel "$lab/"
+	cat >"$lab/guest/boot.sh" <<'STUB'
+#!/bin/bash
+out=${*: -3:1}
+printf 'status=ok\nqemu_rc=0\nwall_secs=1.0\n' >"$out/boot.info"
+printf 'workload=bench-nop rc=0 ops_per_sec=100 ns_per_op=10\n@@LAB done\n' >"$out/results.txt"
+dd if=/dev/zero of="$out/fill" bs=4k 2>/dev/null
+exit 0
+STUB
+	chmod +x "$lab/guest/boot.sh"
+	rm -f "$mnt/fill"
+	mkdir -p "$mnt/results/mid/cells" "$mnt/results/mid/raw"
+	rc=0
+	"$lab/scripts/matrix-cell.sh" "$mnt/results/mid" upstream off 1 1 bench-nop "" tcg 1 ns >/dev/null 2>"$tmp/err" || rc=$?
+	check "mid-run, a cell whose rows cannot be written fails (rc $rc: $(tail -1 "$tmp/err"))" test "$rc" -ne 0
+	check "and leaves neither a partial cell nor a temp file in cells/" test -z "$(find "$mnt/results/mid/cells" -type f)"
 else
 	skip "full-disk probes on a small tmpfs" "cannot mount a tmpfs here (not root)"
 fi
