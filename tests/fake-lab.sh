@@ -57,10 +57,11 @@ MAKE
 #!/bin/bash
 # fake QEMU: writes a guest's result stream for the workloads on -append
 [[ ${1:-} == --version ]] && { echo "QEMU emulator version 0.0 (fake, tests/fake-lab.sh)"; exit 0; }
-serials=() append="" seed=1
+serials=() append="" seed=1 plugin=""
 while (($#)); do
 	case $1 in
 	-serial) serials+=("${2#file:}"); shift 2 ;;
+	-plugin) plugin=$2; shift 2 ;;
 	-append) append=$2; shift 2 ;;
 	-seed) seed=$2; shift 2 ;;
 	*) shift ;;
@@ -81,12 +82,26 @@ esac
 	echo "@@LAB boot kernel=fake mode=run state=$(param state)"
 	for w in ${wl//,/ }; do
 		echo "@@LAB begin workload=$w"
-		echo "result workload=$w ops_per_sec=$((1000 + seed * 7 + ${#w}))"
+		echo "result workload=$w ops_per_sec=$((1000 + seed * 7 + ${#w})) ops=1000"
 		echo "@@LAB end workload=$w rc=0"
 	done
 	echo "@@LAB dmesg problems=0"
 	echo "@@LAB done$late"
 } >>"${serials[1]}"
+# an attribution boot (-plugin ...,out=FILE): the plugin's output format
+# (tools/lab-attrib.c), one window per workload with one symbol
+pout=$(tr ',' '\n' <<<"$plugin" | sed -n 's/^out=//p')
+if [[ -n $pout ]]; then
+	n=0
+	{
+		for w in ${wl//,/ }; do
+			echo "window n=$n insns=300000 user=0"
+			echo "sym n=$n name=io_issue_sqe insns=100000 mem=20000 calls=1000"
+			n=$((n + 1))
+		done
+		echo "end windows=$n open=0"
+	} >"$pout"
+fi
 QEMU
 	chmod +x "$d/fakebin/make" "$d/fakebin/qemu-system-x86_64"
 }
