@@ -12,6 +12,10 @@ set -euo pipefail
 # shellcheck source=tests/slurm-lib.sh
 . "$LAB_ROOT/tests/slurm-lib.sh"
 
+if quick; then
+	skip "local Slurm (starts munged, slurmctld and slurmd)" "--quick"
+	exit 0
+fi
 if ((EUID != 0)); then
 	skip "local Slurm" "needs root (slurmd runs jobs as their user)"
 	exit 0
