@@ -39,8 +39,8 @@ expect() {
 		*) echo "0 0 0 0" ;;
 		esac
 		;;
-	nothing) echo "0 0 0 0" ;;
-	*) echo "unknown proof-expect '$(proof_expect "$v")' in kernel/variants/$v/README" ;;
+	none) echo "0 0 0 0" ;;
+	*) echo "unknown audits='$(variant_meta "$v" audits)' in kernel/variants/$v/meta" ;;
 	esac
 }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2"; }
