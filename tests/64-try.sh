@@ -69,7 +69,7 @@ unset LAB_NO_CELL_STORE
 export LAB_CELLS=$tmp/cells
 start=$(now)
 rc=0
-"$try" --reps 1 "$tmp/comment.patch" >"$tmp/try.out" 2>"$tmp/try.err" || rc=$?
+LAB_TRY_STATES=off,idle LAB_TRY_WORKLOADS=bench-nop,bench-openclose "$try" --reps 1 "$tmp/comment.patch" >"$tmp/try.out" 2>"$tmp/try.err" || rc=$?
 secs=$(($(now) - start))
 sed 's/^/    /' "$tmp/try.out"
 grep -E '^try:|cell store' "$tmp/try.err" | sed 's/^/    /' || true

@@ -26,7 +26,7 @@ files=()
 while IFS= read -r f; do files+=("$f"); done < <(find "$dir" -maxdepth 1 -name '[0-9]*-*.sh' -o -maxdepth 1 -name 'unit-*.sh' | sort)
 jobs=1
 ((LAB_TEST_QUICK)) && jobs=${LAB_TEST_JOBS:-$(nproc)}
-limit=${LAB_TEST_TIMEOUT:-1500}
+limit=${LAB_TEST_TIMEOUT:-2700}
 n=0 pass=0 fail=0 skip=0
 start=$(date +%s)
 outs=$(mktemp -d)
