@@ -28,7 +28,7 @@ mkdir -p "$LAB_VARIANTS"
 for d in "$LAB_ROOT"/kernel/variants/*/; do ln -s "${d%/}" "$LAB_VARIANTS/$(basename "$d")"; done
 mkdir "$LAB_VARIANTS/zz-throwaway"
 printf '# base: 6.1\n' >"$LAB_VARIANTS/zz-throwaway/series"
-printf 'role=design\norder=6\naudits=skip-hot\nruntime-disable=survives\n' >"$LAB_VARIANTS/zz-throwaway/meta"
+printf 'role=design\norder=99\naudits=skip-hot\nruntime-disable=survives\n' >"$LAB_VARIANTS/zz-throwaway/meta"
 check "catalog: the new design is listed among the designs, in its order" \
 	test "$(variants_with design | tail -1)" = zz-throwaway
 # its cells in a run: upstream's rows under the new name
