@@ -227,16 +227,6 @@ until_ready() { local n=50; while ((n-- > 0)) && [[ ! -s $td/sleep.pid ]]; do sl
 until_ready
 kill -INT "$rpid" 2>/dev/null || true
 gone() { ! kill -0 "$1" 2>/dev/null; }
-# wait_for SECS CMD...: poll CMD every 0.2 s, up to SECS
-wait_for() {
-	local n=$(($1 * 5))
-	shift
-	while ((n-- > 0)); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	return 1
-}
 check "SIGINT stops run-tests.sh at once" wait_for 5 gone "$rpid"
 check "and the test file it was running, with its children" wait_for 5 gone "$(cat "$td/sleep.pid" 2>/dev/null || echo 1)"
 check "and no later test file runs" test ! -e "$td/later-ran"

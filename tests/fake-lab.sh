@@ -109,13 +109,3 @@ QEMU
 # fake_pid NAME: the last pid a fake make/qemu recorded in $FAKE_PIDS
 fake_pid() { awk -v n="$1" '$1 == n { p = $2 } END { print p }' "$FAKE_PIDS" 2>/dev/null; }
 have_pid() { [[ -n $(fake_pid "$1") ]]; }
-# wait_for SECS CMD...: poll CMD every 0.2 s, up to SECS
-wait_for() {
-	local n=$(($1 * 5))
-	shift
-	while ((n-- > 0)); do
-		"$@" && return 0
-		sleep 0.2
-	done
-	return 1
-}

@@ -30,3 +30,14 @@ both() {
 	shift
 	"${first[@]}" && "$@"
 }
+
+# wait_for SECS CMD...: poll CMD every 0.2 s, up to SECS
+wait_for() {
+	local n=$(($1 * 5))
+	shift
+	while ((n-- > 0)); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	return 1
+}
