@@ -45,3 +45,46 @@ catalog_one() { variants_with "$1" | awk 'NR == 1'; }
 
 # seed_control_of VARIANT: the A/A pseudo-variant VARIANT declares, if any
 seed_control_of() { variant_meta "$1" seed-control; }
+
+# Bases (issue 23). A variant's base is the '# base:' line of its series
+# (variant_base in lib/common.sh). A design ported to another base is its own
+# folder, <design>-<base with . as ->, e.g. static-key-6-12, whose meta says
+# design=<design>; a variant without design= is its own design. Each base has
+# its own baseline (role=baseline) and its own reference (reference=yes: the
+# base tree's own audit code, as is, that the proofs compare every other
+# variant of that base with). A Δ or a proof only ever pairs variants of one
+# base.
+
+# variant_design VARIANT: the design VARIANT is a port of (its own name if none)
+variant_design() {
+	local v=$1
+	[[ $v == *-aa ]] && v=${v%-aa}
+	variant_meta "$v" design "$v"
+}
+
+# variants_on BASE ROLE...: variants_with ROLE..., only those on BASE
+variants_on() {
+	local b=$1 v
+	shift
+	for v in $(variants_with "$@"); do
+		[[ $(variant_base "${v%-aa}") == "$b" ]] && echo "$v"
+	done
+	return 0
+}
+
+# catalog_one_on BASE ROLE: the one variant with ROLE on BASE (empty if none)
+catalog_one_on() { variants_on "$1" "$2" | awk 'NR == 1'; }
+
+# reference_on BASE: the variant that is BASE's audit code as is (reference=yes)
+reference_on() {
+	local v
+	for v in $(known_variants); do
+		[[ $(variant_meta "$v" reference) == yes && $(variant_base "$v") == "$1" ]] && echo "$v"
+	done | awk 'NR == 1'
+}
+
+# known_bases: the bases of the known variants, oldest first
+known_bases() {
+	local v
+	for v in $(known_variants); do variant_base "$v"; done | sort -u -V
+}
