@@ -15,20 +15,26 @@
 # instruction: RUN_DIR/paths/VARIANT.STATE.WORKLOAD.FUNCTION.txt is its
 # executed path ("+0xOFF  executions/op  instruction"), from which the report
 # diffs every variant against nohooks instruction by instruction.
-#   LAB_ATTRIB_WORKLOADS  headline workloads (default bench-nop,bench-read,randread-qd128)
+#   LAB_ATTRIB_WORKLOADS  headline workloads (default bench-nop,bench-read,bench-openclose,
+#                         bench-openclose-sqpoll,randread-qd128: a state runs those it lists)
 #   LAB_ATTRIB_FUNCTION   the function traced per instruction (default io_issue_sqe)
+#   LAB_ATTRIB_SUB        the subtree counted apart (default io_submit_sqes)
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 # shellcheck source=../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
 
-# attribute.sh --rows BOOT_DIR VARIANT STATE WORKLOADS: only print the rows of
-# one attribution boot's results.txt and attrib.out (for the unit test)
+# attribute.sh --rows|--footprint BOOT_DIR VARIANT STATE WORKLOADS: only print
+# the attribution.csv (footprint.csv) rows of one attribution boot's
+# results.txt and attrib.out (for the unit test)
 rows_only=0
-[[ ${1:-} == --rows ]] && { rows_only=1; shift; }
+case ${1:-} in
+--rows) rows_only=1; shift ;;
+--footprint) rows_only=2; shift ;;
+esac
 if ((rows_only)); then
-	(($# == 4)) || die_usage "usage: attribute.sh --rows BOOT_DIR VARIANT STATE WORKLOADS"
+	(($# == 4)) || die_usage "usage: attribute.sh --rows|--footprint BOOT_DIR VARIANT STATE WORKLOADS"
 else
 	(($# == 1)) || die_usage "usage: attribute.sh RUN_DIR (a results/<run-id> dir with matrix.conf)"
 fi
@@ -64,13 +70,56 @@ rows() {
 				printf "%s,%s,%s,1,tcg,instructions,[total],%.4f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]]
 		}' <("$LAB_ROOT/scripts/parse-results.sh" "$o/results.txt") "$o/attrib.out"
 }
+# footprint OUT_DIR V S WL: footprint.csv rows of one attribution boot (its
+# line and sub records; a window without them gives empty fields)
+footprint() {
+	local o=$1 v=$2 s=$3 wl=$4
+	awk -v v="$v" -v s="$s" -v wl="$wl" '
+		FNR == 1 { f++ }
+		{ sub(/\r$/, "") }
+		f == 1 {
+			w = $1; sub(/^workload=/, "", w)
+			for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); ops[w] = $i }
+			next
+		}
+		f == 2 && /^window / { split($2, a, "="); nw = a[2] + 1; next }
+		f == 2 && (/^line / || /^sub /) {
+			delete x
+			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
+			n = x["n"]
+			if ($1 == "sub") { sname[n] = x["name"]; sins[n] = x["insns"]; smem[n] = x["mem"]; scalls[n] = x["calls"]; hassub[n] = 1; next }
+			nl[n]++; bytes[n] += x["bytes"]; mx[n, nl[n]] = x["max"]; lb[n, nl[n]] = x["bytes"]; haslines[n] = 1
+			next
+		}
+		END {
+			m = split(wl, name, ",")
+			if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
+			for (n = 0; n < nw; n++) {
+				w = name[n + 1]; o = ops[w]
+				if (o <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, w > "/dev/stderr"; exit 1 }
+				lpo = ""; hot = ""; lines = ""; tb = ""
+				if (n in haslines) {
+					lpo = 0; hot = 0
+					for (j = 1; j <= nl[n]; j++) {
+						r = mx[n, j] / o; lpo += r < 1 ? r : 1
+						if (mx[n, j] * 64 >= o) hot += lb[n, j]
+					}
+					lines = nl[n]; tb = bytes[n]; lpo = sprintf("%.2f", lpo)
+				}
+				if (n in hassub) printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f\n", v, s, w, o, lines, lpo, tb, hot, sname[n], sins[n] / o, smem[n] / o, scalls[n] / o
+				else printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,,,,\n", v, s, w, o, lines, lpo, tb, hot
+			}
+		}' <("$LAB_ROOT/scripts/parse-results.sh" "$o/results.txt") "$o/attrib.out"
+}
 
 if ((rows_only)); then
 	[[ -f $1/results.txt && -f $1/attrib.out ]] || die_usage "attribute.sh --rows: $1 has no results.txt and attrib.out"
-	rows "$@"
+	if ((rows_only == 1)); then rows "$@"; else footprint "$@"; fi
 	exit
 fi
-headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,randread-qd128}
+headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,bench-openclose,bench-openclose-sqpoll,randread-qd128}
+subfn=${LAB_ATTRIB_SUB:-io_submit_sqes}
+[[ $subfn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "attribute: LAB_ATTRIB_SUB '$subfn' is not a function name"
 fn=${LAB_ATTRIB_FUNCTION:-io_issue_sqe}
 [[ $fn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "attribute: LAB_ATTRIB_FUNCTION '$fn' is not a function name"
 
@@ -150,11 +199,13 @@ finish_one() {
 	unset "running[$pid]"
 	read -r v s wl <<<"$j"
 	o=$dir/raw/attrib/$v.$s
-	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl"; then
+	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl" &&
+		footprint "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.footprint.tmp"; then
+		mv "$dir/attribution/$v.$s.footprint.tmp" "$dir/attribution/$v.$s.footprint"
 		mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv"
 		log "  attribution $v / $s: $(grep -c . "$dir/attribution/$v.$s.csv") rows, $(sed -n 's/^wall_secs=//p' "$o/boot.info")s wall"
 	else
-		rm -f "$dir/attribution/$v.$s.csv.tmp"
+		rm -f "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.footprint.tmp"
 		log "  attribution $v / $s: failed (rc $rc, logs in $o)"
 		failed=$((failed + 1))
 	fi
@@ -168,7 +219,7 @@ for j in "${jobs[@]}"; do
 	rm -rf "$o"
 	mkdir -p "$o"
 	setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
-		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn" \
+		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn,lines=1,sub=$subfn" \
 		--out "$o" "$v" "$s" 2>"$o/boot.stderr" &
 	running[$!]=$j
 	((${#running[@]} < LAB_JOBS)) || finish_one
@@ -183,5 +234,13 @@ attribution_csv() {
 	done
 }
 save "$dir/attribution.csv" attribution_csv
+footprint_csv() {
+	echo "variant,state,workload,seed,accel,ops,kernel_lines,kernel_lines_per_op,kernel_text_bytes,hot_text_bytes,sub_symbol,sub_instructions_per_op,sub_mem_accesses_per_op,sub_calls_per_op"
+	for j in "${jobs[@]}"; do
+		read -r v s _ <<<"$j"
+		if [[ -f $dir/attribution/$v.$s.footprint ]]; then cat "$dir/attribution/$v.$s.footprint"; fi
+	done
+}
+save "$dir/footprint.csv" footprint_csv
 log "attribute: $dir/attribution.csv ($((total - failed)) of $total boots, $(fmt_secs $(($(now) - start))))"
 ((failed == 0))

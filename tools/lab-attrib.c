@@ -39,6 +39,22 @@
  * read instruction by instruction against its disassembly (the executed
  * path, not the static code). Offsets beyond MAX_WATCH_LEN are not watched.
  *
+ * lines=1: also count every kernel text instruction by its address (a lazily
+ * backed array over the text: only pages of code that runs are touched), and
+ * write, per closed window, one line per 64-byte line of kernel text that ran:
+ *   line n=N addr=0xA bytes=B max=M insns=I
+ * B: bytes of the distinct instructions that ran (an instruction belongs to
+ * the line it starts in), M: executions of the line's busiest instruction,
+ * I: instructions executed in the line. The i-cache footprint of the window.
+ *
+ * sub=SYM: also count the kernel instructions (and memory accesses) executed
+ * from SYM's entry to its return, callees included (the subtree under SYM):
+ *   sub n=N name=SYM insns=I mem=M calls=C
+ * Entry: SYM's first byte; return: a ret (c3, c2 iw, f3 c3) inside SYM or
+ * SYM.cold. An interrupt taken inside the subtree counts with it. With
+ * sub=io_submit_sqes an SQPOLL thread's submissions are counted without its
+ * idle spin (the spin runs outside io_submit_sqes).
+ *
  * Plugin API: written against QEMU's documented plugin API version 1
  * (QEMU 7.x); Debian ships no qemu-plugin.h, so the few types and functions
  * used are declared below. qemu_plugin_install() refuses to load on a QEMU
@@ -139,6 +155,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 #define MAX_SYMS		(1 << 20)
 #define MAX_WATCH		4
 #define MAX_WATCH_LEN		8192
+#define LINE_SHIFT		6	/* 64-byte i-cache lines */
 
 /* bucket 0: user space, 1: kernel pcs outside the map's text */
 #define B_USER			0
@@ -164,6 +181,29 @@ struct watch {
 	uint64_t *cnt, *base;	/* per byte offset */
 };
 
+/* lines=1: per-instruction counts over the kernel text, by address */
+struct lines {
+	bool on;
+	uint64_t start, len;		/* the text: syms[0].start .. _etext */
+	uint64_t *cnt;			/* per byte offset (calloc: lazily backed) */
+	uint8_t *seen;			/* per byte offset: registered at translation */
+	uint64_t *off, *base;		/* registered instruction offsets, snapshot */
+	uint8_t *size;			/* their lengths */
+	size_t n, cap;
+};
+
+/* sub=SYM: the kernel instructions from SYM's entry to its return */
+struct sub {
+	const char *name;
+	uint64_t start, len, cold_start, cold_len;
+	bool inside;
+	uint64_t at_insns, at_mem;	/* kernel counters at entry */
+	uint64_t insns, mem, calls;	/* accumulated inside the window */
+};
+
+static struct lines lines;
+static struct sub sub;
+static uint64_t kernel_insns, kernel_mem;	/* every kernel instruction */
 static struct watch watches[MAX_WATCH];
 static unsigned int nwatches;
 static struct sym *syms;	/* sorted by start, bucket = B_FIRST_SYM + index */
@@ -178,11 +218,13 @@ static bool window_open;
 static void usage(void)
 {
 	fprintf(stderr,
-"usage: -plugin file=" PROG ".so,map=SYSTEM_MAP[,out=FILE][,insns=SYM]...\n"
+"usage: -plugin file=" PROG ".so,map=SYSTEM_MAP[,out=FILE][,insns=SYM]...[,lines=1][,sub=SYM]\n"
 "  map=PATH  the guest kernel's System.map (boot it with nokaslr)\n"
 "  out=PATH  where closed windows go (default " DEF_OUT ")\n"
 "  insns=SYM also count SYM per instruction offset (up to %d symbols,\n"
 "            the first %d bytes of each)\n"
+"  lines=1   also write the 64-byte lines of kernel text each window ran\n"
+"  sub=SYM   also count the kernel instructions from SYM's entry to its return\n"
 "Counts per kernel symbol between uring-bench's window markers\n"
 "(nopl 0x%x(%%rax) opens, nopl 0x%x(%%rax) closes).\n",
 		MAX_WATCH, MAX_WATCH_LEN, MARK_OPEN, MARK_CLOSE);
@@ -295,6 +337,120 @@ static int resolve_watches(void)
 	return 0;
 }
 
+/* the start and length of text symbol NAME, 0 if the map has none */
+static uint64_t sym_range(const char *name, uint64_t *len)
+{
+	size_t i;
+
+	for (i = 0; i < nsyms; i++)
+		if (!strcmp(syms[i].name, name)) {
+			*len = (i + 1 < nsyms ? syms[i + 1].start : text_end) - syms[i].start;
+			return syms[i].start;
+		}
+	*len = 0;
+	return 0;
+}
+
+/* lines=1 and sub=SYM: the text range, SYM (and SYM.cold) in the map */
+static int resolve_lines_sub(void)
+{
+	char cold[440];
+
+	if (lines.on) {
+		lines.start = syms[0].start;
+		lines.len = text_end - lines.start;
+		lines.cnt = calloc(lines.len, sizeof(*lines.cnt));
+		lines.seen = calloc(lines.len, 1);
+		if (!lines.cnt || !lines.seen) {
+			fprintf(stderr, PROG ": calloc: %d (%s)\n", -ENOMEM,
+				strerror(ENOMEM));
+			return -1;
+		}
+	}
+	if (sub.name) {
+		sub.start = sym_range(sub.name, &sub.len);
+		if (!sub.start) {
+			fprintf(stderr, PROG ": sub=%s: no such text symbol in the map\n",
+				sub.name);
+			return -1;
+		}
+		snprintf(cold, sizeof(cold), "%s.cold", sub.name);
+		sub.cold_start = sym_range(cold, &sub.cold_len);
+	}
+	return 0;
+}
+
+/* lines=1: register kernel text offset OFF (an instruction of SIZE bytes) */
+static int lines_add(uint64_t off, size_t size)
+{
+	if (lines.seen[off])
+		return 0;
+	if (lines.n == lines.cap) {
+		size_t cap = lines.cap ? lines.cap * 2 : 65536;
+		uint64_t *o = realloc(lines.off, cap * sizeof(*o));
+		uint64_t *b;
+		uint8_t *z;
+
+		if (!o)
+			return -1;
+		lines.off = o;
+		b = realloc(lines.base, cap * sizeof(*b));
+		if (!b)
+			return -1;
+		lines.base = b;
+		z = realloc(lines.size, cap);
+		if (!z)
+			return -1;
+		lines.size = z;
+		lines.cap = cap;
+	}
+	lines.seen[off] = 1;
+	lines.off[lines.n] = off;
+	lines.base[lines.n] = 0;
+	lines.size[lines.n] = size > 255 ? 255 : size;
+	lines.n++;
+	return 0;
+}
+
+static bool in_sub(uint64_t pc)
+{
+	return pc - sub.start < sub.len ||
+	       (sub.cold_start && pc - sub.cold_start < sub.cold_len);
+}
+
+/* a near return: c3, c2 iw, or f3 c3 */
+static bool is_ret(struct qemu_plugin_insn *insn)
+{
+	const uint8_t *p = qemu_plugin_insn_data(insn);
+	size_t n = qemu_plugin_insn_size(insn);
+
+	return (n == 1 && p[0] == 0xc3) || (n == 3 && p[0] == 0xc2) ||
+	       (n == 2 && p[0] == 0xf3 && p[1] == 0xc3);
+}
+
+static void sub_enter(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	sub.inside = true;
+	sub.at_insns = kernel_insns;
+	sub.at_mem = kernel_mem;
+}
+
+static void sub_exit(unsigned int vcpu, void *udata)
+{
+	(void)vcpu;
+	(void)udata;
+	if (!sub.inside)
+		return;
+	sub.inside = false;
+	if (!window_open)
+		return;
+	sub.insns += kernel_insns - sub.at_insns;
+	sub.mem += kernel_mem - sub.at_mem;
+	sub.calls++;
+}
+
 /* bucket of pc; *entry set when pc is the symbol's first byte */
 static size_t bucket_of(uint64_t pc, bool *entry)
 {
@@ -331,12 +487,66 @@ static void mark_open(unsigned int vcpu, void *udata)
 	(void)vcpu;
 	(void)udata;
 	unsigned int w;
+	size_t i;
 
 	memcpy(base, cnt, nbuckets * sizeof(*cnt));
 	for (w = 0; w < nwatches; w++)
 		memcpy(watches[w].base, watches[w].cnt,
 		       watches[w].len * sizeof(*watches[w].cnt));
+	for (i = 0; i < lines.n; i++)
+		lines.base[i] = lines.cnt[lines.off[i]];
+	sub.insns = sub.mem = sub.calls = 0;
 	window_open = true;
+}
+
+static int off_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* one "line" record per 64-byte line of kernel text that ran in window n */
+static void write_lines(unsigned int n)
+{
+	uint64_t *ran, line = UINT64_MAX, bytes = 0, max = 0, insns = 0;
+	size_t i, m = 0;
+
+	/* (offset << 8 | size, count) pairs of the instructions that ran */
+	ran = malloc(2 * (lines.n ? lines.n : 1) * sizeof(*ran));
+	if (!ran) {
+		fprintf(out, "error n=%u lines: malloc failed\n", n);
+		return;
+	}
+	for (i = 0; i < lines.n; i++) {
+		uint64_t c = lines.cnt[lines.off[i]] - lines.base[i];
+
+		if (!c)
+			continue;
+		ran[2 * m] = lines.off[i] << 8 | lines.size[i];
+		ran[2 * m + 1] = c;
+		m++;
+	}
+	qsort(ran, m, 2 * sizeof(*ran), off_cmp);
+	for (i = 0; i <= m; i++) {
+		uint64_t l = i < m ? (lines.start + (ran[2 * i] >> 8)) >> LINE_SHIFT : UINT64_MAX;
+
+		if (l != line && line != UINT64_MAX)
+			fprintf(out, "line n=%u addr=0x%" PRIx64 " bytes=%" PRIu64
+				" max=%" PRIu64 " insns=%" PRIu64 "\n", n,
+				line << LINE_SHIFT, bytes, max, insns);
+		if (i == m)
+			break;
+		if (l != line) {
+			line = l;
+			bytes = max = insns = 0;
+		}
+		bytes += ran[2 * i] & 0xff;
+		insns += ran[2 * i + 1];
+		if (ran[2 * i + 1] > max)
+			max = ran[2 * i + 1];
+	}
+	free(ran);
 }
 
 static void mark_close(unsigned int vcpu, void *udata)
@@ -377,6 +587,12 @@ static void mark_close(unsigned int vcpu, void *udata)
 				fprintf(out, "insn n=%u sym=%s off=0x%zx count=%" PRIu64 "\n",
 					n, wt->name, b, wt->cnt[b] - wt->base[b]);
 	}
+	if (lines.on)
+		write_lines(n);
+	if (sub.name)
+		fprintf(out, "sub n=%u name=%s insns=%" PRIu64 " mem=%" PRIu64
+			" calls=%" PRIu64 "\n", n, sub.name, sub.insns, sub.mem,
+			sub.calls);
 	fflush(out);
 }
 
@@ -418,8 +634,29 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 				qemu_plugin_register_vcpu_insn_exec_inline(insn,
 					QEMU_PLUGIN_INLINE_ADD_U64,
 					&watches[w].cnt[pc - watches[w].start], 1);
-		if (b != B_USER)
+		if (b != B_USER) {
+			qemu_plugin_register_vcpu_insn_exec_inline(insn,
+				QEMU_PLUGIN_INLINE_ADD_U64, &kernel_insns, 1);
+			qemu_plugin_register_vcpu_mem_inline(insn, QEMU_PLUGIN_MEM_RW,
+				QEMU_PLUGIN_INLINE_ADD_U64, &kernel_mem, 1);
+			if (lines.on && pc - lines.start < lines.len) {
+				if (lines_add(pc - lines.start, qemu_plugin_insn_size(insn))) {
+					fprintf(stderr, PROG ": realloc: %d (%s)\n",
+						-ENOMEM, strerror(ENOMEM));
+					abort();
+				}
+				qemu_plugin_register_vcpu_insn_exec_inline(insn,
+					QEMU_PLUGIN_INLINE_ADD_U64,
+					&lines.cnt[pc - lines.start], 1);
+			}
+			if (sub.name && pc == sub.start)
+				qemu_plugin_register_vcpu_insn_exec_cb(insn, sub_enter,
+					QEMU_PLUGIN_CB_NO_REGS, NULL);
+			else if (sub.name && in_sub(pc) && is_ret(insn))
+				qemu_plugin_register_vcpu_insn_exec_cb(insn, sub_exit,
+					QEMU_PLUGIN_CB_NO_REGS, NULL);
 			continue;
+		}
 		mark = marker_of(insn);
 		if (mark)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn,
@@ -470,6 +707,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				return -1;
 			}
 			watches[nwatches++].name = argv[i] + 6;
+		} else if (!strcmp(argv[i], "lines=1")) {
+			lines.on = true;
+		} else if (!strncmp(argv[i], "sub=", 4) && argv[i][4]) {
+			sub.name = argv[i] + 4;
 		} else {
 			fprintf(stderr, PROG ": unknown argument '%s'\n", argv[i]);
 			usage();
@@ -481,7 +722,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		usage();
 		return -1;
 	}
-	if (load_map(map) || resolve_watches())
+	if (load_map(map) || resolve_watches() || resolve_lines_sub())
 		return -1;
 	nbuckets = B_FIRST_SYM + nsyms;
 	cnt = calloc(nbuckets, sizeof(*cnt));
