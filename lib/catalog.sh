@@ -6,7 +6,11 @@
 # codegen floor), config-floor (another kernel configuration: a floor, not a
 # baseline), design (a way of auditing io_uring), proof-only (booted by the
 # proofs, not timed). A baseline's seed-control=NAME declares its A/A
-# pseudo-variant (the same kernel measured with other seeds). Sourced after
+# pseudo-variant (the same kernel measured with other seeds). A design's
+# proofs= lists the proofs recorded on its series (comma list): audit-n
+# (compiles with CONFIG_AUDIT=n, tests/45), lockdep (tests/61's --debug boot
+# ran clean), no-lock (its series adds no lock and flips no key, so tests/61
+# has no lockdep boot to run); the decision table reads it. Sourced after
 # lib/common.sh, never run.
 
 # variant_meta VARIANT KEY [DEFAULT]: KEY's value in VARIANT's meta (as data,

@@ -1,9 +1,10 @@
 # Canonical display orders of states and workloads, shared by scripts/plots.sh
 # and scripts/report.sh (prepended to their awk programs).
-# off, idle, syscall-N by N, uring-miss, uring-hit, smack, then the rest as seen
+# off, idle, watch, syscall-N by N, uring-miss, uring-hit, smack, then the rest as seen
 function state_rank(s,   r) {
 	if (s == "off") return 0
 	if (s == "idle") return 1
+	if (s == "watch") return 1.5
 	if (s ~ /^syscall-[0-9]+$/) { r = s; sub(/^syscall-/, "", r); return 2 + r / 1e9 }
 	if (s == "uring-miss") return 3
 	if (s == "uring-hit") return 4

@@ -95,7 +95,7 @@ footprint() {
 			m = split(wl, name, ",")
 			if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
 			for (n = 0; n < nw; n++) {
-				w = name[n + 1]; o = ops[w]
+				w = name[n + 1]; o = ops[w] + 0
 				if (o <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, w > "/dev/stderr"; exit 1 }
 				lpo = ""; hot = ""; lines = ""; tb = ""
 				if (n in haslines) {

@@ -252,6 +252,10 @@ verdicts_ok() {
 		between "$(get "$R/synth-a/summary.csv" rfc idle randread-qd128 overhead_pct)" 4.9 5.1
 }
 check "verdict lines carry the summary's overhead, its interval and their labels, significant or not" verdicts_ok
+# the decision table (scripts/report-decision.sh; tests/unit-decision.sh checks it in detail)
+check "decision table after the headline: a row per catalog design, upstream +Δ idle bench-nop from summary.csv" \
+	both test "$(sed -n '/^## Decision table/,/^## /p' "$M" | grep -cE '^\| [a-z0-9-]+ \| (\*\*yes\*\*|no|—) \|')" -eq "$(LAB_ROOT=$LAB_ROOT bash -c '. "$LAB_ROOT/lib/common.sh"; . "$LAB_ROOT/lib/catalog.sh"; variants_with design' | wc -l)" -- \
+	grep -qE "^\| upstream \| [^|]+ \| \+$(get "$R/synth-a/summary.csv" upstream idle bench-nop delta_ns_per_op | awk '{ printf "%.1f", $1 }') / " "$M"
 check "one verdict line per variant and headline cell (randread-qd128 and bench-nop, idle and off)" \
 	test "$(sed -n '/^## Verdicts/,/^## /p' "$M" | grep -cE '^- (nohooks|nohooks-aa|upstream|rfc): .* per (randread-qd128|bench-nop) op with audit (idle|off)')" = 16
 check "A/A verdict says it is the A/A control and its test, baseline verdict says it does not audit" \
