@@ -313,14 +313,33 @@ read_matrix_conf() {
 	check_number seed-base "$seed_base"
 }
 
-# host_tool SRC OUTDIR NAME: build NAME (make -C $LAB_ROOT/SRC O=OUTDIR) and
-# print its path. Always rebuilt (-B, about a second): the cache is shared
-# between checkouts, and a tool built from another checkout's older source
-# can look newer than this checkout's source.
+# host_tool SRC OUTDIR NAME: build NAME (make -C $LAB_ROOT/SRC) into
+# OUTDIR/ID/NAME and print its path, ID being the hash of SRC's files. The
+# cache is shared between checkouts (and running matrices): a path named by
+# the source's content is never rebuilt under a user of another source (a
+# QEMU loading the plugin another checkout had just rebuilt from older
+# source failed on an argument it did not know), and is written once, by a
+# rename, so a reader never sees a half-written file.
 host_tool() {
-	mkdir -p "$2"
-	# one builder at a time (test files run in parallel share the cache)
-	flock "$2/.build.lock" make -s -B -C "$LAB_ROOT/$1" O="$2" "$2/$3" >&2 || die "building $3 failed (make -C $1)"
-	echo "$2/$3"
+	local src=$LAB_ROOT/$1 id dir tmpd
+	id=$(find "$src" -maxdepth 1 -type f -print0 | sort -z | xargs -0 cat | sha256sum | cut -c1-16)
+	dir=$2/$id
+	if [[ ! -x $dir/$3 ]]; then
+		mkdir -p "$dir"
+		# one builder at a time (test files run in parallel share the cache)
+		exec {lk}>"$dir/.build.lock"
+		flock "$lk"
+		if [[ ! -x $dir/$3 ]]; then
+			tmpd=$(mktemp -d "$dir/.build.XXXXXX")
+			if ! make -s -B -C "$src" O="$tmpd" "$tmpd/$3" >&2 || ! mv "$tmpd/$3" "$dir/$3"; then
+				rm -rf "$tmpd"
+				exec {lk}>&-
+				die "building $3 failed (make -C $1)"
+			fi
+			rm -rf "$tmpd"
+		fi
+		exec {lk}>&-
+	fi
+	echo "$dir/$3"
 }
 

@@ -153,7 +153,7 @@ END {
 	print "**SQPOLL audited**‡ (bench-openclose-sqpoll). Loads: idle = audit enabled, no rule; watch = one file watch on"
 	print "a path no workload touches (a counted rule that matches nothing); syscall-1 = one syscall rule that never"
 	print "matches; uring-hit = an io_uring rule matching every opcode (every audited op emits a record). (x): not"
-	print "significant at the run'"'"'s false discovery rate; —: not measured in this run."
+	print "significant at the run'"'"'s false discovery rate, or not judged (one seed a side); —: not measured in this run."
 	print ""
 	print "‡ SQPOLL: the kernel instructions from `io_submit_sqes` entry to its return in the SQPOLL thread, counted by"
 	print "the attribution plugin (`sub=io_submit_sqes`, footprint.csv: one boot, seed 1, no interval): the thread'"'"'s"

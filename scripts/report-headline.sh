@@ -41,8 +41,11 @@ for v in $designs; do
 	[[ -n $l ]] && rtd+="$v=$l;"
 done
 
+# the i-cache footprint, when the run has one (scripts/attribute.sh)
+fp=0
+[[ -f $1/footprint.csv ]] && fp=1
 # shellcheck disable=SC2016 # awk source
-awk -F, -v designs="$designs" -v base="$base" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" '
+awk -F, -v fp="$fp" -v designs="$designs" -v base="$base" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" '
 FILENAME == ARGV[1] {
 	if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["workload"]
@@ -177,7 +180,7 @@ END {
 	print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it); the lab counts executed instructions per op. ops/s below are per guest second"
 	print "(10^9 instructions), so they restate the Δ, not a hardware rate. A hardware estimate needs the extra"
 	print "instructions and memory accesses per op (from the attribution boots, `attribution.csv`: all symbols,"
-	print "seed 1), the extra i-cache lines (not measured) and a measured cycles-per-op for the op on the target"
+	print "seed 1), the extra i-cache lines (" (fp ? "measured: the decision table and footprint.csv" : "not measured in this run") ") and a measured cycles-per-op for the op on the target"
 	print "machine (none in this lab): no cycles or percent-of-hardware figure is given."
 	print ""
 	print "| design | state | Δ/skipped op | NOP ops/s | Δ instr. / Δ mem. accesses per NOP (attribution) | Δ/audited op | OPENAT+CLOSE ops/s | fio randread-qd128 Δ/op | fio ops/s |"
