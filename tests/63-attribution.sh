@@ -77,6 +77,18 @@ for v in upstream rfc; do
 		awk -v a="$sd" -v b="$td" -v t="$TOL" 'BEGIN { d = a - b; exit !(b != 0 && d < t && -d < t) }'
 done
 
+# footprint.csv (lines=1, sub=io_submit_sqes): upstream's whole NOP Δ is
+# inside io_submit_sqes' subtree, and every variant's window ran some lines
+F=$run/footprint.csv
+fget() { awk -F, -v v="$1" -v col="$2" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == v { print $c[col] }' "$F"; }
+sd=$(awk -v a="$(fget upstream sub_instructions_per_op)" -v b="$(fget nohooks sub_instructions_per_op)" 'BEGIN { printf "%.3f", a - b }')
+td=$(awk -v a="${timed[upstream]:-0}" -v b="${timed[nohooks]:-0}" 'BEGIN { printf "%.3f", a - b }')
+check "footprint: upstream's Δ in the io_submit_sqes subtree $sd = timed Δ $td within $TOL" \
+	awk -v a="$sd" -v b="$td" -v t="$TOL" 'BEGIN { d = a - b; exit !(b != 0 && d < t && -d < t) }'
+# shellcheck disable=SC2016 # awk source
+check "footprint: kernel lines per op and hot text bytes for ${vs[*]}" \
+	awk -F, 'NR > 1 && $8 + 0 > 1 && $10 + 0 > 0 { n++ } END { exit n != 3 }' "$F"
+
 # upstream skips NOP's audit: its whole Δ is io_issue_sqe's own instructions
 d_issue=$(awk -v a="$(get upstream io_issue_sqe instructions_per_op)" -v b="$(get nohooks io_issue_sqe instructions_per_op)" 'BEGIN { printf "%.3f", a - b }')
 td=$(awk -v a="${timed[upstream]:-0}" -v b="${timed[nohooks]:-0}" 'BEGIN { printf "%.3f", a - b }')
