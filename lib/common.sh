@@ -49,8 +49,14 @@ progress() {
 # check_name KIND NAME: every name the user gives (variant, state, workload,
 # run id) is data, never a path or code: [a-z0-9][a-z0-9-]*, so it resolves
 # inside its own directory. The one validator; the check_* below and the
-# scripts that take run ids call it.
+# scripts that take run ids call it. A base tree (kind base) is a Debian
+# linux-source version instead: digits, one dot, digits (6.1, 6.12).
 check_name() {
+	if [[ $1 == base ]]; then
+		[[ $2 =~ ^[0-9]+\.[0-9]+$ ]] ||
+			die_usage "bad base name '$2': a Debian linux-source version such as 6.1 or 6.12"
+		return 0
+	fi
 	[[ $2 =~ ^[a-z0-9][a-z0-9-]*$ ]] ||
 		die_usage "bad $1 name '$2': use lowercase letters, digits and '-' (starting with a letter or digit), no paths"
 }
@@ -288,17 +294,18 @@ run_accel_unit() {
 
 # read_matrix_conf FILE: a run's matrix.conf, parsed as key=value data (never
 # sourced); sets variants states workloads reps runtime accel profile
-# seed_base (0 when the file predates it).
+# seed_base (0 when the file predates it) and bases (empty when the file
+# predates it: the bases of its variants).
 # Shared by scripts/matrix.sh (--resume) and scripts/attribute.sh
 # shellcheck disable=SC2154 # the keys are set by printf -v
 read_matrix_conf() {
 	local k v line
-	seed_base=0
+	seed_base=0 bases=""
 	while IFS= read -r line || [[ -n $line ]]; do
 		[[ -z $line ]] && continue
 		k=${line%%=*} v=${line#*=}
 		case $k in
-		variants | states | workloads | reps | runtime | accel | profile | seed_base) printf -v "$k" '%s' "$v" ;;
+		variants | states | workloads | reps | runtime | accel | profile | seed_base | bases) printf -v "$k" '%s' "$v" ;;
 		*) die_usage "$1: unknown line '$line'" ;;
 		esac
 	done <"$1"
@@ -306,6 +313,7 @@ read_matrix_conf() {
 	[[ $accel == kvm || $accel == tcg ]] || die_usage "$1: accel must be kvm or tcg (got '$accel')"
 	check_list variant "$variants"
 	check_list state "$states"
+	[[ -z $bases ]] || check_list base "$bases"
 	[[ -z $workloads ]] || check_list workload "$workloads"
 	[[ $profile == none ]] || check_list workload "$profile"
 	check_number reps "$reps"
