@@ -162,3 +162,17 @@ roles_by_base() {
 	done
 	(IFS=,; echo "${out[*]}")
 }
+
+# catalog_rows: the catalog for awk readers (lib/bases.awk load_catalog): one
+# "VARIANT BASE DESIGN ROLE REFERENCE SEED-CONTROL" entry per variant in
+# catalog order, then one per declared seed control, ';'-separated ('-' for
+# an empty value)
+catalog_rows() {
+	local v sc out=()
+	for v in $(variants_with baseline codegen-control config-floor design proof-only); do
+		sc=$(seed_control_of "$v")
+		out+=("$v $(variant_base "$v") $(variant_design "$v") $(variant_role "$v") $(variant_meta "$v" reference -) ${sc:--}")
+		[[ -z $sc ]] || out+=("$sc $(variant_base "$v") $(variant_design "$v") seed-control - -")
+	done
+	(IFS=';'; echo "${out[*]}")
+}
