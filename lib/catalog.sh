@@ -131,26 +131,26 @@ check_bases() {
 # list, base after base. On the bases of VARIANTS alone this is VARIANTS
 # with any missing baseline added.
 variants_for_bases() {
-	local b v p out=() bl
+	local b v p picked=() bl
 	for b in ${1//,/ }; do
 		for v in ${2//,/ }; do
 			p=$(port_on "$b" "$v")
 			[[ -n $p ]] || { log "matrix: $v has no port on base $b: not run there"; continue; }
-			[[ " ${out[*]} " == *" $p "* ]] || out+=("$p")
+			[[ " ${picked[*]} " == *" $p "* ]] || picked+=("$p")
 		done
 		bl=$(catalog_one_on "$b" baseline)
 		for p in "$bl" "$(seed_control_of "$bl")"; do
-			[[ -z $p || " ${out[*]} " == *" $p "* ]] || out+=("$p")
+			[[ -z $p || " ${picked[*]} " == *" $p "* ]] || picked+=("$p")
 		done
 	done
-	(IFS=,; echo "${out[*]}")
+	(IFS=,; echo "${picked[*]}")
 }
 
 # roles_by_base ROLE: ROLE's variant on each known base, as BASE=VARIANT,...
 # (ROLE baseline, codegen-control, config-floor or seed-control: the seed
 # control of the base's baseline); bases without one are left out
 roles_by_base() {
-	local b v out=()
+	local b v pairs=()
 	for b in $(known_bases); do
 		if [[ $1 == seed-control ]]; then
 			v=$(catalog_one_on "$b" baseline)
@@ -158,9 +158,9 @@ roles_by_base() {
 		else
 			v=$(catalog_one_on "$b" "$1")
 		fi
-		[[ -z $v ]] || out+=("$b=$v")
+		[[ -z $v ]] || pairs+=("$b=$v")
 	done
-	(IFS=,; echo "${out[*]}")
+	(IFS=,; echo "${pairs[*]}")
 }
 
 # catalog_rows: the catalog for awk readers (lib/bases.awk load_catalog): one
@@ -168,11 +168,11 @@ roles_by_base() {
 # catalog order, then one per declared seed control, ';'-separated ('-' for
 # an empty value)
 catalog_rows() {
-	local v sc out=()
+	local v sc rows=()
 	for v in $(variants_with baseline codegen-control config-floor design proof-only); do
 		sc=$(seed_control_of "$v")
-		out+=("$v $(variant_base "$v") $(variant_design "$v") $(variant_role "$v") $(variant_meta "$v" reference -) ${sc:--}")
-		[[ -z $sc ]] || out+=("$sc $(variant_base "$v") $(variant_design "$v") seed-control - -")
+		rows+=("$v $(variant_base "$v") $(variant_design "$v") $(variant_role "$v") $(variant_meta "$v" reference -) ${sc:--}")
+		[[ -z $sc ]] || rows+=("$sc $(variant_base "$v") $(variant_design "$v") seed-control - -")
 	done
-	(IFS=';'; echo "${out[*]}")
+	(IFS=';'; echo "${rows[*]}")
 }
