@@ -168,11 +168,11 @@ roles_by_base() {
 # catalog order, then one per declared seed control, ';'-separated ('-' for
 # an empty value)
 catalog_rows() {
-	local v sc rows=()
+	local v sc entries=()
 	for v in $(variants_with baseline codegen-control config-floor design proof-only); do
 		sc=$(seed_control_of "$v")
-		rows+=("$v $(variant_base "$v") $(variant_design "$v") $(variant_role "$v") $(variant_meta "$v" reference -) ${sc:--}")
-		[[ -z $sc ]] || rows+=("$sc $(variant_base "$v") $(variant_design "$v") seed-control - -")
+		entries+=("$v $(variant_base "$v") $(variant_design "$v") $(variant_role "$v") $(variant_meta "$v" reference -) ${sc:--}")
+		[[ -z $sc ]] || entries+=("$sc $(variant_base "$v") $(variant_design "$v") seed-control - -")
 	done
-	(IFS=';'; echo "${rows[*]}")
+	(IFS=';'; echo "${entries[*]}")
 }

@@ -174,6 +174,13 @@ variant_base() {
 	[[ $b =~ ^[0-9]+\.[0-9]+$ ]] || die "variant $1: bad '# base: $b' line in its series (use a Debian linux-source version such as 6.1 or 6.12)"
 	echo "$b"
 }
+# csv_bases CSV: the base trees of a cells.csv or summary.csv (its base
+# column; a file without one, a run from before issue 23, is on the default
+# base), oldest first, one a line
+csv_bases() {
+	awk -F, -v d="$LAB_DEFAULT_BASE" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "base") k = i; next }
+		{ print (k && $k != "") ? $k : d }' "$1" | sort -u -V
+}
 base_tarball() { if [[ $1 == "$LAB_DEFAULT_BASE" ]]; then echo "$LAB_SRC_TARBALL"; else echo "/usr/src/linux-source-$1.tar.xz"; fi; }
 base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
 

@@ -45,8 +45,7 @@ fi
 # against its own base's baseline (lib/bases.awk). The names in the prose are
 # the one base's, or each base's joined by "` / `" on several.
 catalog=$(catalog_rows)
-run_bases=$(awk -F, -v d="$LAB_DEFAULT_BASE" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "base") k = i; next }
-	{ print (k && $k != "") ? $k : d }' "$summary" | sort -u -V | paste -sd' ')
+run_bases=$(csv_bases "$summary" | paste -sd' ')
 # names_on FUNC [ARGS]: FUNC BASE ARGS for each base of the run, joined by "` / `"
 names_on() {
 	local b n names=""
