@@ -22,3 +22,8 @@ function load_catalog(s,   n, a, i, r, sc) {
 function vbase(v, col) { return col != "" ? col : (v in CB) ? CB[v] : defbase }
 # is_control(v): v is a baseline's seed control or a codegen control
 function is_control(v) { return CR[v] == "seed-control" || CR[v] == "codegen-control" }
+# vless(a, b): base tree a is older than b (6.1 before 6.12)
+function vless(a, b,   x, y) {
+	split(a, x, "."); split(b, y, ".")
+	return x[1] + 0 < y[1] + 0 || (x[1] + 0 == y[1] + 0 && x[2] + 0 < y[2] + 0)
+}

@@ -131,11 +131,6 @@ function sentence(v,   line, so, si, s1, ao, ai, st, r) {
 	line = line st "; runtime disable with an io_uring rule: " (r == "bug" ? "**kernel BUG** (tests/62)" : r == "survives" ? "survives (tests/62)" : "not recorded") "."
 	return line
 }
-# vless(a, b): base tree a is older than b (6.1 before 6.12)
-function vless(a, b,   x, y) {
-	split(a, x, "."); split(b, y, ".")
-	return x[1] + 0 < y[1] + 0 || (x[1] + 0 == y[1] + 0 && x[2] + 0 < y[2] + 0)
-}
 # bcol(v): the base column of a row in a run on several bases
 function bcol(v) { return multi ? " " rb[v] " |" : "" }
 function design_row(v) { return (v in seen) && (!multi || rb[v] == B[bi]) }
