@@ -289,7 +289,7 @@ check "bh with a p-value above 1: exit 2" exits_2_saying "'1.5' is not a p-value
 # 200 (a baseline that differs) and hooked-6-12 205 on 6.12, orphan on 6.99
 # (no baseline there); each baseline with its own A/A control
 bs=$tmp/bases.csv
-per_base=(-B 6.1=nohooks,6.12=nohooks-6-12 -a 6.1=nohooks-aa,6.12=nohooks-6-12-aa)
+per_base=(-B "6.1=nohooks,6.12=nohooks-6-12" -a "6.1=nohooks-aa,6.12=nohooks-6-12-aa")
 lab "$bs" summary "${per_base[@]}" "$data/bases.csv"
 check "bases: summary with per-base controls exits 0" ran_ok "$bs"
 check "bases: every row carries its base (6.1 6.1 6.1 6.12 6.12 6.12 6.99)" \

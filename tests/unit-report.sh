@@ -534,6 +534,7 @@ check "two bases: each A/A control against its own baseline (nohooks-6-12-aa: ex
 	test "$(get "$S2" nohooks-6-12-aa idle bench-nop delta_ns_per_op)/$(get "$S2" nohooks-6-12 idle bench-nop delta_ns_per_op)" = 0.000/
 run rep2b "$scripts/report.sh" synth-2b
 M2=$R/synth-2b/report.md
+# shellcheck disable=SC2016 # backquotes of markdown
 two_base_headline() {
 	grep -qF 'On **linux-source-6.12** (versus `nohooks-6-12`):' "$M2" &&
 		grep -qF '| 6.1: skipped op: off | 6.1: skipped op: idle |' "$M2" && grep -qF '| 6.12: skipped op: off | 6.12: skipped op: idle |' "$M2" &&
