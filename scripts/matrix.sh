@@ -104,7 +104,8 @@ for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
 # and its baseline; without it, the bases of the variants as given
 if [[ -n $bases && -z $resume ]]; then
 	check_bases "$bases"
-	variants=$(variants_for_bases "$bases" "$variants" 2>"$([[ ${LAB_CHECK_ARGS:-0} == 1 ]] && echo /dev/null || echo /dev/stderr)")
+	# (which designs have no port on a base is said once, not in the argument check too)
+	if [[ ${LAB_CHECK_ARGS:-0} == 1 ]]; then variants=$(variants_for_bases "$bases" "$variants" 2>/dev/null); else variants=$(variants_for_bases "$bases" "$variants"); fi
 	[[ -n $variants ]] || die_usage "matrix --bases $bases: no variant to run"
 fi
 bases=${bases:-$(bases_of "$variants")}
