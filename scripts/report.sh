@@ -53,9 +53,10 @@ unit_meaning=""
 if [[ -z $unit_meaning ]]; then
 	if [[ $unit == instructions ]]; then
 		unit_meaning="guest ns under TCG icount shift=0, where 1 guest ns = 1 executed guest instruction"
-	else
-		unit_meaning="guest wall-clock ns"
+	elif [[ -n $accel ]]; then
+		unit_meaning=$(accel_unit_meaning "$accel")
 	fi
+	unit_meaning=${unit_meaning:-guest wall-clock ns}
 fi
 
 # --- shared awk: columns by header name, canonical orders, number formats -------
