@@ -69,7 +69,7 @@ nboots=$((${#vs[@]} * reps))
 
 # serial: --jobs ignored, and no two guests' QEMU runs overlap in time
 check "--jobs 2 is ignored: one guest at a time, interleaved order (log)" \
-	both grep -q -- '--jobs 2 ignored' "$tmp/matrix.log" -- grep -q "$nboots guest boots to run (0 n/a), 1 at a time, interleaved order" "$tmp/matrix.log"
+	both grep -qe '--jobs 2 ignored' "$tmp/matrix.log" -- grep -q "$nboots guest boots to run (0 n/a), 1 at a time, interleaved order" "$tmp/matrix.log"
 # start end pairs of every boot, sorted by start; each starts after the last ended
 cat "$d"/raw/*/boot.info 2>/dev/null | awk -F= '$1 == "started_at" { s = $2 } $1 == "ended_at" { print s, $2 }' | sort -n >"$tmp/spans"
 serial() {
@@ -77,8 +77,10 @@ serial() {
 		awk 'NR > 1 && $1 < end { bad = 1 } { end = $2 } END { exit bad }' "$tmp/spans"
 }
 check "serial: $nboots boots, no two QEMU runs overlap (boot.info started_at/ended_at)" serial
+# manifest_has JQ_FILTER: the run's manifest.json satisfies it
+manifest_has() { jq -e "$1" "$d/manifest.json" >/dev/null 2>&1; }
 check "manifest: guests_at_once 1, boot_order interleaved" \
-	jq -e '.matrix.guests_at_once == 1 and (.boot_order | startswith("interleaved"))' "$d/manifest.json"
+	manifest_has '.matrix.guests_at_once == 1 and (.boot_order | startswith("interleaved"))'
 
 # interleaved: rep r runs the variants rotated by r-1, in the log and in cells.csv
 want=$(for r in $(seq "$reps"); do
@@ -95,7 +97,7 @@ units_ok() {
 }
 check "cells.csv: $nboots ok rows, accel tcg-wall, unit ns, ns_per_op > 0" units_ok
 check "manifest: ns_per_op_unit says wall-clock under TCG, accel_args without -icount" \
-	jq -e '.accel == "tcg-wall" and (.ns_per_op_unit | test("wall-clock ns under TCG")) and (.accel_args | test("icount") | not)' "$d/manifest.json"
+	manifest_has '.accel == "tcg-wall" and (.ns_per_op_unit | test("wall-clock ns under TCG")) and (.accel_args | test("icount") | not)'
 check "no cell stored: every boot.info says cell=off" test "$(cat "$d"/raw/*/boot.info 2>/dev/null | grep -c '^cell=off$')" = "$nboots"
 check "no cell stored: the store dir holds no entry" test -z "$(find "$LAB_CELLS" -mindepth 1 -maxdepth 1 ! -name .sha-memo 2>/dev/null)"
 
