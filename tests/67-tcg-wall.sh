@@ -118,9 +118,18 @@ check "summary upstream: Δ $(col upstream delta_ns_per_op) ns/op by rank-sum, $
 
 # labels
 label="wall-clock under emulation (tcg-wall)"
-check "report title names the accelerator '$label'" grep -q "^# .*($label)" "$d/report.md"
+check "report title names the accelerator '$label'" grep -qF "run $run, $label" "$d/report.md"
 check "report headline: Δ in ns per op, $label" grep -q "^Δ = ns per op versus .*, $label" "$d/report.md"
 check "report environment: accelerator and unit" grep -q "Accelerator: \*\*$label\*\*.*\*\*ns/op\*\*" "$d/report.md"
-check "plots drawn, their titles name the accelerator" \
-	both test -n "$(find "$d/plots" -name '*.svg' 2>/dev/null | head -1)" -- grep -rqF "tcg-wall" "$d/plots" --include='*.svg'
+# every drawn plot names it (gnuplot writes the title text into the SVG)
+plots_labelled() {
+	local f n=0
+	for f in "$d"/plots/*.svg; do
+		[[ -f $f ]] || return 1
+		grep -qF "$label" "$f" || return 1
+		n=$((n + 1))
+	done
+	((n > 0))
+}
+check "plots drawn, every one's title names the accelerator '$label'" plots_labelled
 echo "# tcg-wall, from this run: $(for v in "${vs[@]}"; do printf '%s %s ns/op [%s, %s]; ' "$v" "$(col "$v" median_ns_per_op)" "$(col "$v" ns_ci_lo)" "$(col "$v" ns_ci_hi)"; done)Δ upstream $(col upstream delta_ns_per_op) [$(col upstream delta_ci_lo), $(col upstream delta_ci_hi)] p $(col upstream p_value)"
