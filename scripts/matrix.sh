@@ -159,6 +159,7 @@ profile_for() {
 if accel_realtime "$accel"; then
 	[[ ${boot_jobs:-1} == 1 ]] || log "matrix: --jobs $boot_jobs ignored: under $accel (real time) one guest runs at a time"
 	boot_jobs=1 overlap=0
+	((reps >= 10)) || log "matrix: under $accel (real time) a cell's figure is the median with a bootstrap CI only at --reps 10 or more; at $reps it has the range"
 else
 	boot_jobs=${boot_jobs:-$LAB_JOBS} overlap=1
 fi
