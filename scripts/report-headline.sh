@@ -45,9 +45,13 @@ for v in $designs; do
 	[[ -n $l ]] && rtd+="$v=$l;"
 done
 
+# the run's accelerator and unit (lib/common.sh): instructions under
+# tcg-icount, wall-clock ns under a real-time accelerator (kvm, tcg-wall)
+run_accel_unit "$1" "$summary" "unknown accelerator"
+
 # shellcheck disable=SC2016 # awk source
 awk -F, -v designs="$designs" -v catalog="$catalog" -v defbase="$LAB_DEFAULT_BASE" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" \
-	"$(cat "$LAB_ROOT/lib/bases.awk")"'
+	-v unit="$unit" -v acc="$accel_label" "$(cat "$LAB_ROOT/lib/bases.awk")"'
 BEGIN { load_catalog(catalog) }
 FILENAME == ARGV[1] {
 	if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -117,7 +121,7 @@ function dins(v, s, w,   k, b) {
 function sentence(v,   line, so, si, s1, ao, ai, st, r) {
 	line = "- **" v "**: "
 	if (has(v, "off", "bench-nop") || has(v, "idle", "bench-nop"))
-		line = line cell(v, "off", "bench-nop") " / " cell(v, "idle", "bench-nop") " instructions per skipped op (audit off / idle)" \
+		line = line cell(v, "off", "bench-nop") " / " cell(v, "idle", "bench-nop") " " unit " per skipped op (audit off / idle)" \
 			(has(v, "syscall-1", "bench-nop") ? ", " cell(v, "syscall-1", "bench-nop") " with one syscall rule loaded" : "") "; "
 	if (has(v, "off", "bench-openclose") || has(v, "idle", "bench-openclose"))
 		line = line cell(v, "off", "bench-openclose") " / " cell(v, "idle", "bench-openclose") " per audited op (off / idle), " \
@@ -153,11 +157,16 @@ END {
 	for (i = 1; i <= nb; i++) bls = bls (i > 1 ? ", " : "") B[i] ": `" BL[B[i]] "`"
 	print "## Headline"
 	print ""
-	if (multi)
-		print "Δ = instructions per op versus the baseline of the same base tree (" bls ") in the same audit state, tcg-icount; a Δ is never taken across base trees. Exact where every seed agrees"
-	else
-		print "Δ = instructions per op versus `" BL[B[1]] "` in the same audit state, tcg-icount. Exact where every seed agrees"
-	print "within 0.01; otherwise the Hodges-Lehmann shift of the seeds. \"n.s.\": not significant at a false"
+	bsl = multi ? "the baseline of the same base tree (" bls ")" : "`" BL[B[1]] "`"
+	xb = multi ? "; a Δ is never taken across base trees" : ""
+	if (unit == "instructions") {
+		print "Δ = instructions per op versus " bsl " in the same audit state, " acc xb ". Exact where every seed agrees"
+		print "within 0.01; otherwise the Hodges-Lehmann shift of the seeds. \"n.s.\": not significant at a false"
+	} else {
+		print "Δ = " unit " per op versus " bsl " in the same audit state, " acc xb ": real time, so every cell is noisy;"
+		print "Δ is the Hodges-Lehmann shift of the per-rep values (a cell'"'"'s figure: the median, with a bootstrap CI at n ≥ 10)."
+		print "\"n.s.\": not significant at a false"
+	}
 	print "discovery rate of " (fdr == "" ? "—" : fdr) " (Benjamini-Hochberg over every hook-cost cell; see Noise and significance)."
 	print "A **skipped op** is an IORING_OP_NOP (bench-nop), which upstream and static-key skip through `audit_skip`;"
 	print "an **audited op** is an OPENAT or CLOSE (bench-openclose), which every design audits."
@@ -216,7 +225,7 @@ END {
 				cell(v, "uring-hit", "bench-openclose"), (pc == "" ? "—" : big(pc))
 		}
 		rng[bi] = ""
-		if (nr) rng[bi] = sprintf("Per syscall rule: %.1f to %.1f instructions per audited op across the designs", rmin, rmax)
+		if (nr) rng[bi] = sprintf("Per syscall rule: %.1f to %.1f %s per audited op across the designs", rmin, rmax, unit)
 		if (nc) rng[bi] = rng[bi] (nr ? "; per" : "Per") " emitted record: " big(cmin) " to " big(cmax)
 	}
 	print ""
@@ -225,8 +234,13 @@ END {
 	print "### Throughput next to cost, and what a hardware model would need"
 	print ""
 	print "The 2021 thread reported throughput on hardware (a random-read test \"slowed down by nearly 5%\" with the"
-	print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it); the lab counts executed instructions per op. ops/s below are per guest second"
-	print "(10^9 instructions), so they restate the Δ, not a hardware rate. A hardware estimate needs the extra"
+	if (unit == "instructions") {
+		print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it); the lab counts executed instructions per op. ops/s below are per guest second"
+		print "(10^9 instructions), so they restate the Δ, not a hardware rate. A hardware estimate needs the extra"
+	} else {
+		print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it). This run is " acc ": ops/s below are wall-clock on this host,"
+		print "so they restate the Δ in time" (acc ~ /tcg-wall/ ? " under emulation (TCG-translated code), not a hardware rate" : "") ". A hardware estimate needs the extra"
+	}
 	print "instructions and memory accesses per op (from the attribution boots, `attribution.csv`: all symbols,"
 	print "seed 1), the extra i-cache lines (not measured) and a measured cycles-per-op for the op on the target"
 	print "machine (none in this lab): no cycles or percent-of-hardware figure is given."
