@@ -387,7 +387,9 @@ summary_table() {
 		print "`*` = significant at the run'"'"'s false discovery rate (exact Δ ≥ 0.01, or rank-sum q ≤ fdr; see Noise and significance); never on a"
 		print "device-time workload, which is " devtime_note ", nor on `" noaudit "`, which is " noaudit_note "."
 		print ""
-		print "| variant | state | workload | n | ops/s [" iv "] | " unit "/op [" iv "] | Δ " unit "/op vs " base " [" dv "] | overhead % [" dv "] | sig | note |"
+		# (several bases: "nohooks / nohooks-6-12", each row against its own base'"'"'s)
+		bplain = base; gsub(/` \/ `/, " / ", bplain)
+		print "| variant | state | workload | n | ops/s [" iv "] | " unit "/op [" iv "] | Δ " unit "/op vs " bplain " [" dv "] | overhead % [" dv "] | sig | note |"
 		print "|---|---|---|---:|---:|---:|---:|---:|:---:|---|"
 		for (i = 0; i < nwl; i++)
 			for (j = 0; j < nst; j++)
