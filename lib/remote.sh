@@ -127,7 +127,9 @@ remote_run() {
 	total=$#
 	mkdir -p "$r/out"
 	start=$(now)
-	printf '%s\n' "$@" | lab_parallel --sshloginfile "$r/sshlogins" --retries "$retries" \
+	# -M: one SSH connection per host (ControlMaster), each cell a session
+	# on it, so a cell costs no SSH handshake
+	printf '%s\n' "$@" | lab_parallel -M --sshloginfile "$r/sshlogins" --retries "$retries" \
 		--joblog "$r/joblog" --results "$r/out/{}" --jobs "${LAB_REMOTE_JOBS:-100%}" \
 		"bash $(remote_bundle_dir "$id")/cell-worker.sh run {}" 2>"$r/parallel.err" &
 	pid=$!
