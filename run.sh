@@ -15,7 +15,7 @@ usage: ./run.sh COMMAND [ARGS]
   boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel A] [--seed N] [--out DIR]
                              boot one guest (default state idle) and show its results
   matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
-         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--seed-base N] [--resume RUN] [--verify P]
+         [--runtime S] [--accel kvm|tcg|tcg-wall|auto] [--jobs N] [--seed-base N] [--resume RUN] [--verify P]
          [--cells-only] [--hosts FILE]
          [--slurm SHARED_DIR [--sbatch 'OPTIONS']]
                              run the measurement matrix into results/<run-id>/

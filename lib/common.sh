@@ -265,6 +265,49 @@ check_workload() {
 		die_usage "unknown workload '$1'; known: $(known_workloads | tr '\n' ' ')"
 }
 
+# Accelerators, in one place. tcg is TCG with icount (guest ns = executed
+# instructions: deterministic, so cells are stored and guests run in
+# parallel). kvm and tcg-wall are the real-time accelerators: guest time is
+# host time, figures are wall-clock ns, and every real-time run takes one
+# path (accel_realtime): kernels built first, one guest at a time whatever
+# --jobs says, variant order rotated per rep (boot_order), no cell store,
+# the median with a bootstrap CI at n >= 10 (bench/labstat). tcg-wall is TCG
+# without icount: the KVM user's path, exercised on machines without KVM;
+# its ns are wall-clock under emulation, not hardware ns. The QEMU arguments
+# of each are guest/boot.sh's (boot.sh --accel-args ACCEL prints them).
+LAB_ACCELS="kvm tcg tcg-wall"
+# check_accel VALUE [auto]: VALUE is an accelerator (or auto, when allowed)
+check_accel() {
+	local all="$LAB_ACCELS${2:+ $2}" list
+	list=${all// /, }
+	[[ -n $1 && " $all " == *" $1 "* ]] ||
+		die_usage "--accel must be ${list%, *} or ${list##*, } (got '$1')"
+}
+accel_realtime() { [[ $1 == kvm || $1 == tcg-wall ]]; }
+# accel_unit ACCEL: the unit of ns_per_op under ACCEL
+accel_unit() { if accel_realtime "$1"; then echo ns; else echo instructions; fi; }
+# accel_label ACCEL: how summaries, plots and the report name ACCEL
+accel_label() {
+	case $1 in
+	tcg) echo tcg-icount ;;
+	tcg-wall) echo "wall-clock under emulation (tcg-wall)" ;;
+	*) echo "$1" ;;
+	esac
+}
+# accel_unit_meaning ACCEL: what one unit of ns_per_op is (manifest, report)
+accel_unit_meaning() {
+	case $1 in
+	tcg) echo 'guest ns under tcg-icount shift=0 = executed guest instructions' ;;
+	kvm) echo 'guest wall-clock ns (KVM)' ;;
+	tcg-wall) echo 'guest wall-clock ns under TCG emulation without icount (tcg-wall): real time on this host, slowed by emulation, not hardware ns' ;;
+	esac
+}
+# boot_order ACCEL: how a matrix orders its boots: rep-major under tcg-icount
+# (order moves no figure there); interleaved under a real-time accel: the
+# variant order rotates by one every rep, so a drift of the host over the run
+# hits every variant alike
+boot_order() { if accel_realtime "$1"; then echo interleaved; else echo rep-major; fi; }
+
 # run_accel_unit RUN_DIR SUMMARY_CSV UNKNOWN_LABEL: set accel, unit and
 # accel_label for a results dir: the accelerator from manifest.json, else the
 # summary's accel column; the unit from cells.csv's ns_per_op_unit, else
@@ -278,12 +321,9 @@ run_accel_unit() {
 	[[ -n $accel ]] || accel=$(first_of accel "$summary")
 	unit=""
 	[[ -f $dir/cells.csv ]] && unit=$(first_of ns_per_op_unit "$dir/cells.csv")
-	[[ -n $unit ]] || unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
-	case $accel in
-	tcg) accel_label=tcg-icount ;;
-	"") accel_label=$unknown ;;
-	*) accel_label=$accel ;;
-	esac
+	[[ -n $unit || -z $accel ]] || unit=$(accel_unit "$accel")
+	[[ -n $unit ]] || unit=ns
+	if [[ -n $accel ]]; then accel_label=$(accel_label "$accel"); else accel_label=$unknown; fi
 }
 
 # read_matrix_conf FILE: a run's matrix.conf, parsed as key=value data (never
@@ -303,7 +343,7 @@ read_matrix_conf() {
 		esac
 	done <"$1"
 	# every value is checked as on the command line: names as names, never paths
-	[[ $accel == kvm || $accel == tcg ]] || die_usage "$1: accel must be kvm or tcg (got '$accel')"
+	(check_accel "$accel") 2>/dev/null || die_usage "$1: accel must be one of $LAB_ACCELS (got '$accel')"
 	check_list variant "$variants"
 	check_list state "$states"
 	[[ -z $workloads ]] || check_list workload "$workloads"

@@ -54,8 +54,8 @@ if ((dirty)); then
 	log "manifest: the lab tree has $dirty uncommitted file(s) ($(paste -sd' ' - <<<"$changed")): their diff is in $dir/uncommitted.diff; this run is not publishable (commit, then rerun)"
 fi
 jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	--arg accel "$accel" --arg accel_args "$(if [[ $accel == tcg ]]; then echo '-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; else echo '-accel kvm -cpu host -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; fi)" \
-	--arg unit "$(if [[ $accel == tcg ]]; then echo 'guest ns under tcg-icount shift=0 = executed guest instructions'; else echo 'guest wall-clock ns (KVM)'; fi)" \
+	--arg accel "$accel" --arg accel_args "$("$LAB_ROOT/guest/boot.sh" --accel "$accel" --accel-args)" \
+	--arg unit "$(accel_unit_meaning "$accel")" --arg order "$(boot_order "$accel")" \
 	--arg host "$(hostname)" --arg kernel "$(uname -r)" \
 	--arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
 	--arg ncpu "$(nproc)" --arg mem "$(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)" \
@@ -68,6 +68,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
 	'{run_id: $run, created: $created,
 	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,
+	  boot_order: (if $order == "interleaved" then "interleaved: one guest at a time, the variant order rotated by one every rep" else "rep-major: every variant of rep r before rep r+1, guests_at_once at a time" end),
 	  host: {name: $host, kernel: $kernel, cpu: $cpu, cpus: $ncpu, memory: $mem},
 	  ran_on: $ran_on,
 	  qemu: $qemu, packages: $packages,

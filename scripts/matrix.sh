@@ -35,7 +35,7 @@ done
 # LAB_CHECK_ARGS=1, which run.sh uses before setup, nothing else is done)
 [[ -z $boot_jobs ]] || check_number jobs "$boot_jobs"
 [[ -z $run_id ]] || check_name run-id "$run_id"
-case $accel in kvm | tcg | auto) ;; *) die_usage "--accel must be kvm, tcg or auto (got '$accel')" ;; esac
+check_accel "$accel" auto
 [[ -z $seed_base ]] || check_number seed-base "$seed_base"
 [[ -z $seed_base || -z $resume ]] || die_usage "matrix: --seed-base with --resume: a resumed run keeps the seeds in its matrix.conf"
 [[ -z $hosts || -z $slurm ]] || die_usage "matrix: --hosts and --slurm exclude each other"
@@ -154,24 +154,32 @@ profile_for() {
 # results (tests/52-parallel-determinism.sh checks it). There guests run
 # nproc at a time and start as soon as their kernel is built. Under KVM the
 # figures are wall-clock ns that a neighbour would move, so every kernel is
-# built first and one guest runs at a time.
-if [[ $accel == tcg ]]; then
-	boot_jobs=${boot_jobs:-$LAB_JOBS} overlap=1
+# built first and one guest runs at a time, whatever --jobs says: the one
+# real-time path (lib/common.sh accel_realtime), for kvm and tcg-wall alike.
+if accel_realtime "$accel"; then
+	[[ ${boot_jobs:-1} == 1 ]] || log "matrix: --jobs $boot_jobs ignored: under $accel (real time) one guest runs at a time"
+	boot_jobs=1 overlap=0
+	((reps >= 10)) || log "matrix: under $accel (real time) a cell's figure is the median with a bootstrap CI only at --reps 10 or more; at $reps it has the range"
 else
-	boot_jobs=${boot_jobs:-1} overlap=0
+	boot_jobs=${boot_jobs:-$LAB_JOBS} overlap=1
 fi
 
 needs_audit() { state_var "$1" STATE_NEEDS_AUDIT; }
 # a kernel has audit unless its fragment turns it off (check-config.sh makes
 # every fragment option stick), so n/a is known before the kernel is built
 has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
-unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
+unit=$(accel_unit "$accel")
 header="variant,state,workload,rep,seed,accel,status,ops_per_sec,ns_per_op,ns_per_op_unit,clat_p50_ns,clat_p99_ns,wall_secs,raw"
 
-# boots in rep-major order, so a drift over the run spreads over all variants
+# boots in rep-major order, so a drift over the run spreads over all
+# variants; interleaved (lib/common.sh boot_order) under real time: rep r
+# starts the variant list r-1 places on, so no variant is always first
 boots=()
+read -ra vlist <<<"${variants//,/ }"
 for r in $(seq "$reps"); do
-	for v in ${variants//,/ }; do
+	rot=0
+	[[ $(boot_order "$accel") == interleaved ]] && rot=$(((r - 1) % ${#vlist[@]}))
+	for v in "${vlist[@]:rot}" "${vlist[@]:0:rot}"; do
 		for s in ${states//,/ }; do boots+=("$v $s $r"); done
 	done
 done
@@ -235,7 +243,7 @@ for i in "${!boots[@]}"; do
 done
 to_run=$((total - done_before - n_na))
 ((done_before)) && log "matrix: resuming: $done_before of $total boots already done, $((total - done_before)) to run"
-log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time$( ((overlap)) && echo ', booting each kernel as soon as it is built')"
+log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time, $(boot_order "$accel") order$( ((overlap)) && echo ', booting each kernel as soon as it is built')"
 
 # write_run_csvs: cells.csv (and profile.csv) from the per-boot files, in boot
 # order; called after every boot, so a killed run leaves a current cells.csv

@@ -105,7 +105,7 @@ fi
 
 # accelerator label and cost unit: manifest first, then the CSVs
 run_accel_unit "$dir" "$summary" "unknown accel"
-[[ $accel_label =~ ^[A-Za-z0-9\ ._+-]+$ && $unit =~ ^[A-Za-z0-9._+-]+$ ]] ||
+[[ $accel_label =~ ^[A-Za-z0-9\ ._+()-]+$ && $unit =~ ^[A-Za-z0-9._+-]+$ ]] ||
 	die_usage "plots: accel '$accel' or unit '$unit' has odd characters; check manifest.json and cells.csv"
 
 refuse_links "$dir"

@@ -41,8 +41,13 @@ for v in $designs; do
 	[[ -n $l ]] && rtd+="$v=$l;"
 done
 
+# the run's accelerator and unit (lib/common.sh): instructions under
+# tcg-icount, wall-clock ns under a real-time accelerator (kvm, tcg-wall)
+run_accel_unit "$1" "$summary" "unknown accelerator"
+
 # shellcheck disable=SC2016 # awk source
-awk -F, -v designs="$designs" -v base="$base" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" '
+awk -F, -v designs="$designs" -v base="$base" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" \
+	-v unit="$unit" -v acc="$accel_label" '
 FILENAME == ARGV[1] {
 	if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["workload"]
@@ -108,7 +113,7 @@ function dins(v, s, w,   k, b) {
 function sentence(v,   line, so, si, s1, ao, ai, st, r) {
 	line = "- **" v "**: "
 	if (has(v, "off", "bench-nop") || has(v, "idle", "bench-nop"))
-		line = line cell(v, "off", "bench-nop") " / " cell(v, "idle", "bench-nop") " instructions per skipped op (audit off / idle)" \
+		line = line cell(v, "off", "bench-nop") " / " cell(v, "idle", "bench-nop") " " unit " per skipped op (audit off / idle)" \
 			(has(v, "syscall-1", "bench-nop") ? ", " cell(v, "syscall-1", "bench-nop") " with one syscall rule loaded" : "") "; "
 	if (has(v, "off", "bench-openclose") || has(v, "idle", "bench-openclose"))
 		line = line cell(v, "off", "bench-openclose") " / " cell(v, "idle", "bench-openclose") " per audited op (off / idle), " \
@@ -126,8 +131,14 @@ END {
 	nd = split(designs, D, " ")
 	print "## Headline"
 	print ""
-	print "Δ = instructions per op versus `" base "` in the same audit state, tcg-icount. Exact where every seed agrees"
-	print "within 0.01; otherwise the Hodges-Lehmann shift of the seeds. \"n.s.\": not significant at a false"
+	if (unit == "instructions") {
+		print "Δ = instructions per op versus `" base "` in the same audit state, " acc ". Exact where every seed agrees"
+		print "within 0.01; otherwise the Hodges-Lehmann shift of the seeds. \"n.s.\": not significant at a false"
+	} else {
+		print "Δ = " unit " per op versus `" base "` in the same audit state, " acc ": real time, so every cell is noisy;"
+		print "Δ is the Hodges-Lehmann shift of the per-rep values (a cell'"'"'s figure: the median, with a bootstrap CI at n ≥ 10)."
+		print "\"n.s.\": not significant at a false"
+	}
 	print "discovery rate of " (fdr == "" ? "—" : fdr) " (Benjamini-Hochberg over every hook-cost cell; see Noise and significance)."
 	print "A **skipped op** is an IORING_OP_NOP (bench-nop), which upstream and static-key skip through `audit_skip`;"
 	print "an **audited op** is an OPENAT or CLOSE (bench-openclose), which every design audits."
@@ -166,15 +177,20 @@ END {
 			cell(v, "uring-hit", "bench-openclose"), (pc == "" ? "—" : big(pc))
 	}
 	print ""
-	if (nr) printf "Per syscall rule: %.1f to %.1f instructions per audited op across the designs", rmin, rmax
+	if (nr) printf "Per syscall rule: %.1f to %.1f %s per audited op across the designs", rmin, rmax, unit
 	if (nc) printf "; per emitted record: %s to %s", big(cmin), big(cmax)
 	if (nr || nc) print "."
 	print ""
 	print "### Throughput next to cost, and what a hardware model would need"
 	print ""
 	print "The 2021 thread reported throughput on hardware (a random-read test \"slowed down by nearly 5%\" with the"
-	print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it); the lab counts executed instructions per op. ops/s below are per guest second"
-	print "(10^9 instructions), so they restate the Δ, not a hardware rate. A hardware estimate needs the extra"
+	if (unit == "instructions") {
+		print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it); the lab counts executed instructions per op. ops/s below are per guest second"
+		print "(10^9 instructions), so they restate the Δ, not a hardware rate. A hardware estimate needs the extra"
+	} else {
+		print "hooks and no rules, as LWN'"'"'s \"Auditing io_uring\", 2021, reports it). This run is " acc ": ops/s below are wall-clock on this host,"
+		print "so they restate the Δ in time" (acc ~ /tcg-wall/ ? " under emulation (TCG-translated code), not a hardware rate" : "") ". A hardware estimate needs the extra"
+	}
 	print "instructions and memory accesses per op (from the attribution boots, `attribution.csv`: all symbols,"
 	print "seed 1), the extra i-cache lines (not measured) and a measured cycles-per-op for the op on the target"
 	print "machine (none in this lab): no cycles or percent-of-hardware figure is given."

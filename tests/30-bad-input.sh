@@ -35,7 +35,7 @@ expect "matrix with an unknown option, exit 2" 2 "unknown option '--frob'" ./run
 expect "matrix --resume of a missing run, exit 2" 2 "matrix.conf not found" ./run.sh matrix --resume nosuch-run
 expect "matrix with --seed-base abc, exit 2" 2 "--seed-base must be a whole number from 0 to 98000" ./run.sh matrix --seed-base abc
 expect "matrix with --seed-base and --resume, exit 2" 2 "keeps the seeds in its matrix.conf" ./run.sh matrix --seed-base 100 --resume nosuch-run
-expect "matrix with an unknown accelerator, exit 2" 2 "--accel must be kvm, tcg or auto \\(got 'xen'\\)" ./run.sh matrix --accel xen
+expect "matrix with an unknown accelerator, exit 2" 2 "--accel must be kvm, tcg, tcg-wall or auto \\(got 'xen'\\)" ./run.sh matrix --accel xen
 expect "test with an unknown option, exit 2" 2 "unknown option '--slow'" ./run.sh test --slow
 expect "summary of a missing run, exit 2" 2 "no results/nosuch/cells.csv" ./run.sh summary nosuch
 if [[ ! -e $LAB_RESULTS ]] || [[ -z $(find "$LAB_RESULTS" -mindepth 1 -print -quit) ]]; then
