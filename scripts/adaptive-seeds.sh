@@ -14,16 +14,19 @@
 # adaptive-seeds.sh --list RUN_DIR: the run's extra boots on disk, one
 # "VARIANT STATE REP" a line in boot order (rep, then the run's variant and
 # state order), for the matrix to add to its cells.csv.
+# adaptive-seeds.sh --plan RUN_DIR: round 0 only, changing nothing: the open
+# rows and the boots the first round would add (the cost, before a run).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 # shellcheck source=../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
-usage="usage: adaptive-seeds.sh RUN_DIR [JOBS] | adaptive-seeds.sh --list RUN_DIR"
-list=0
+usage="usage: adaptive-seeds.sh RUN_DIR [JOBS] | adaptive-seeds.sh --list|--plan RUN_DIR"
+list=0 plan=0
 [[ ${1:-} == --list ]] && list=1 && shift
-(($# == 1 || ($# == 2 && !list))) || die_usage "$usage"
+[[ ${1:-} == --plan ]] && plan=1 && shift
+(($# == 1 || ($# == 2 && !list && !plan))) || die_usage "$usage"
 dir=$1 jobs=${2:-1}
 [[ -f $dir/matrix.conf ]] || die_usage "adaptive-seeds: $dir/matrix.conf not found"
 check_number jobs "$jobs"
@@ -96,7 +99,8 @@ cells_now() {
 	local v s r sfx
 	declare -A suffix=()
 	while read -r v sfx; do suffix[$v]=$sfx; done < <(suffixes)
-	cat "$dir/cells.csv"
+	# the run's own reps (a finished run's cells.csv has the extra ones too)
+	awk -F, -v reps="$reps" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next } $c["rep"] <= reps' "$dir/cells.csv"
 	for v in "${vlist[@]}"; do
 		for s in "${slist[@]}"; do
 			for ((r = reps + 1; r <= target[$v.$s]; r++)); do
@@ -190,6 +194,10 @@ while :; do
 		--arg boots "$(printf '%s\n' "${boots[@]}")" \
 		'. + [{round: $r, open: ($open | split("\n") | map(select(. != ""))),
 		       boots: ($boots | split("\n") | map(select(. != "")))}]' <<<"$rounds_json")
+	if ((plan)); then
+		log "adaptive seeds --plan: round 1 would add ${#boots[@]} boot(s) over $(printf '%s\n' "${boots[@]}" | awk 'NF { k[$1 " " $2] = 1 } END { print length(k) }') variant x state pair(s); at most $(for k in "${!want[@]}"; do echo $((cap - want[$k])); done | awk '{ t += $1 } END { print t + 0 }') more could follow"
+		exit 0
+	fi
 	if ((${#boots[@]} == 0)); then
 		((${#open[@]} == 0)) || log "adaptive seeds: every open row is at the cap ($cap seeds): stopping"
 		break

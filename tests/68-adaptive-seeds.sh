@@ -7,7 +7,7 @@
 # seed gets seeds until its interval closes (7); the baseline and the A/A
 # control follow the most-seeded design; extra reps continue the seed
 # sequence and are in the manifest; progress says n/N with an ETA; --resume
-# of the finished run boots nothing again.
+# of the finished run boots nothing again; --plan tells round 1's cost.
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -55,6 +55,12 @@ check "manifest.json records the $extra extra boots (6 + 4 + 6 + 6), with seeds,
 check "manifest.json records each round's open rows" jqe '.matrix.adaptive.rounds[0].open | map(select(test("^adnoisy idle bench-read"))) | length == 1' "$d/manifest.json"
 check "progress shows n/N with an ETA" grep -qE '^\[[0-9]+/[0-9]+\] adaptive boot adnoisy / idle / rep [0-9] \(seed [0-9]+; elapsed [0-9]+s, ETA [0-9]+' "$tmp/ad.log"
 grep -E '^adaptive seeds: (round|done)' "$tmp/ad.log" | sed 's/^/# /'
+touch "$tmp/mark"
+sleep 1
+plan=$("$LAB_ROOT/scripts/adaptive-seeds.sh" --plan "$d" 2>&1 | grep '^adaptive seeds --plan' || true)
+check "--plan states round 1's cost and changes nothing ($plan)" \
+	both grep -q 'round 1 would add 8 boot(s) over 4 variant x state pair(s); at most 16 more could follow' <<<"$plan" -- \
+	test "$(find "$d" -newer "$tmp/mark" | wc -l)" = 0
 cp "$d/cells.csv" "$tmp/cells.before"
 rc=0
 $m --resume ad >"$tmp/resume.log" 2>&1 || rc=$?
