@@ -339,6 +339,7 @@ relabelled_ok() {
 check "report labels follow summary.csv's interval columns (relabelled rows, relabelled report)" relabelled_ok
 cp "$tmp/summary.keep" "$R/synth-a/summary.csv"
 cp "$tmp/report.keep" "$M"
+# shellcheck disable=SC2016 # backquotes are the report's markdown
 noise_rule_ok() {
 	grep -qF -- '- **Benjamini-Hochberg** over all 24 hook-cost cells (12 exact, entering with p = 0 or 1; 12 tested): a cell is' "$M" &&
 		grep -qF '12 are significant (6 exact, 6 tested).' "$M" &&
@@ -404,6 +405,7 @@ codegen_ctl_ok() {
 check "codegen control: tested like any cell; at +0.6% it is significant and flagged as a control, +0.3% interleaved is n.s." codegen_ctl_ok
 # the codegen floor (labstat codegen_floor, beyond_codegen): tiny's exact +0.3%
 # is significant but smaller than the codegen control's +0.6%: said so
+# shellcheck disable=SC2016 # backquotes are the report's markdown
 within_floor_ok() {
 	grep -qE '^- tiny: \+0\.3% .*\(significant, exact Δ \+[0-9.]+ instructions/op\) — within the codegen floor: `nohooks-codegen` moved this cell by [0-9.]+ instructions/op$' "$A" &&
 		! grep -qE '^- upstream: .*within the codegen floor' "$A"
