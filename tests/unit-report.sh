@@ -399,10 +399,11 @@ check "noaudit: every verdict line with an overhead says 'a different kernel con
 # significant and flagged; tiny (+0.3%, its seeds interleave with the A/A's) is not
 codegen_ctl_ok() {
 	grep -qE '^\| idle \| randread-qd128 \| \+4\.000 \[-12\.000, 20\.000\] \| p 0\.7000, q [0-9.]+ \| n\.s\. \| \+22\.000 \[[-0-9., ]+\] \| p 0\.0238, q [0-9.]+ \| \*\*significant\*\* \|$' "$A" &&
-		grep -qE '^> \*\*WARNING: control cells significant:\*\* .*nohooks-codegen/idle/randread-qd128 \(p 0\.0238' "$A" &&
+		! grep -q 'WARNING: A/A control cells significant:.*nohooks-codegen' "$A" &&
+		grep -qE '^- nohooks-codegen: .* randread-qd128 op with audit idle; .*\(codegen control, p 0\.0238, q [0-9.]+: the codegen floor of this cell\)' "$A" &&
 		grep -qE '^- tiny: \+0\.2% .* randread-qd128 op with audit idle; .*\(n\.s\., p ' "$A"
 }
-check "codegen control: tested like any cell; at +0.6% it is significant and flagged as a control, +0.3% interleaved is n.s." codegen_ctl_ok
+check "codegen control: tested like any cell; at +0.6% it is significant, the codegen floor of its cell, and no warning (its Δ is its purpose); +0.3% interleaved is n.s." codegen_ctl_ok
 # the codegen floor (labstat codegen_floor, beyond_codegen): tiny's exact +0.3%
 # is significant but smaller than the codegen control's +0.6%: said so
 # shellcheck disable=SC2016 # backquotes are the report's markdown
@@ -411,6 +412,19 @@ within_floor_ok() {
 		! grep -qE '^- upstream: .*within the codegen floor' "$A"
 }
 check "a significant Δ within the codegen floor says so in its sentence; one beyond it does not" within_floor_ok
+# an A/A control that differs from its base (an exact +0.5 on bench-nop): the
+# warning names it, and every verdict of its state and workload is no
+mkdir -p "$R/aabad"
+awk -F, -v OFS=, 'NR > 1 && $1 == "nohooks-aa" && $3 == "bench-nop" && $7 == "ok" { $9 = sprintf("%.3f", $9 + 0.5); $8 = sprintf("%.1f", 1e9 / $9) } { print }' \
+	"$R/artef/cells.csv" >"$R/aabad/cells.csv"
+cp "$R/synth-a/manifest.json" "$R/aabad/"
+run sum_aabad "$scripts/summary.sh" aabad
+run report_aabad "$scripts/report.sh" aabad
+aa_warning_ok() {
+	rc_is report_aabad 0 && grep -qE '^> \*\*WARNING: A/A control cells significant:\*\* nohooks-aa/[a-z0-9-]+/bench-nop \(exact' "$R/aabad/report.md" &&
+		test "$(get "$R/aabad/summary.csv" nohooks-aa idle bench-nop significant)/$(get "$R/aabad/summary.csv" upstream idle bench-nop significant)" = yes/no
+}
+check "an A/A control that differs from its base is warned about, and gates its cells' verdicts to no" aa_warning_ok
 
 # --- compare -------------------------------------------------------------------------
 snapshot() { (cd "$R" && find synth-a synth-b -type f -print0 | sort -z | xargs -0 sha256sum); }
