@@ -10,7 +10,8 @@
 # run takes the same decisions and reruns no stored boot. The rounds, the
 # rule and every extra boot go into manifest.json (.matrix.adaptive).
 # Only under tcg (icount): under a real-time accel the figure needs n >= 10
-# reps anyway. Exit 1 when an extra boot failed, 2 on bad input.
+# reps anyway. A --hosts/--slurm run's extra boots run here. Exit 1 when an
+# extra boot failed, 2 on bad input.
 # adaptive-seeds.sh --list RUN_DIR: the run's extra boots on disk, one
 # "VARIANT STATE REP" a line in boot order (rep, then the run's variant and
 # state order), for the matrix to add to its cells.csv.

@@ -34,6 +34,11 @@ d=$LAB_RESULTS/ad
 check "matrix with adaptive seeds exits 0 (rc $rc)" test "$rc" = 0
 ((rc == 0)) || tail -20 "$tmp/ad.log" || true
 jqe() { jq -e "$@" >/dev/null; }
+report_lists_extra() {
+	grep -qF '37 boots planned (22 of them extra seeds for noisy cells): 37 ok, 0 failed, 0 n/a, 0 not run.' "$d/report.md" &&
+		grep -qF -- '- adnoisy / idle: rep 1 ok, rep 2 ok, rep 3 ok, rep 4 (extra seed) ok,' "$d/report.md" &&
+		grep -qxF -- '- adexact / idle: rep 1 ok, rep 2 ok, rep 3 ok' "$d/report.md"
+}
 # reps VARIANT: the distinct reps of VARIANT's ok bench-read rows
 reps_of() { awk -F, -v v="$1" '$1 == v && $3 == "bench-read" && $7 == "ok" { print $4 }' "$d/cells.csv" | sort -n | paste -sd,; }
 seeds_of() { awk -F, -v v="$1" '$1 == v && $3 == "bench-read" && $7 == "ok" { print $5 }' "$d/cells.csv" | sort -n | paste -sd,; }
@@ -53,6 +58,7 @@ check "manifest.json records the $extra extra boots (6 + 4 + 6 + 6), with seeds,
 	both test "$extra" = 22 -- jqe '.matrix.adaptive.cap == 9 and .matrix.adaptive.batch == 2 and (.matrix.adaptive.rule | test("cap 9"))
 		and ([.matrix.adaptive.extra_boots[] | select(.variant == "adbase-aa" and .rep == 9)][0].seed == 1009)' "$d/manifest.json"
 check "manifest.json records each round's open rows" jqe '.matrix.adaptive.rounds[0].open | map(select(test("^adnoisy idle bench-read"))) | length == 1' "$d/manifest.json"
+check "report.md's per-boot list names the extra boots" report_lists_extra
 check "progress shows n/N with an ETA" grep -qE '^\[[0-9]+/[0-9]+\] adaptive boot adnoisy / idle / rep [0-9] \(seed [0-9]+; elapsed [0-9]+s, ETA [0-9]+' "$tmp/ad.log"
 grep -E '^adaptive seeds: (round|done)' "$tmp/ad.log" | sed 's/^/# /'
 touch "$tmp/mark"
