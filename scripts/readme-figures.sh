@@ -44,7 +44,7 @@ block() {
 	rerun=$(find "$dir" -maxdepth 1 -name 'rerun-vs-*.txt' | sort | head -1)
 	[[ -f $attribution ]] || attribution=/dev/null
 	echo "$begin"
-	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))), \(.matrix.variants | length) variants."' "$dir/manifest.json"
+	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))\(if (.matrix.adaptive.extra_boots // []) | length > 0 then ", and \(.matrix.adaptive.extra_boots | length) extra boots for noisy cells (adaptive seeds, up to \(.matrix.adaptive.cap) a cell)" else "" end)), \(.matrix.variants | length) variants."' "$dir/manifest.json"
 	echo
 	# shellcheck disable=SC2016 # awk source
 	awk -F, '
