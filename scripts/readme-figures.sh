@@ -68,7 +68,8 @@ block() {
 			d[k] = $c["delta_ns_per_op"]; sig[k] = $c["significant"]; ops[k] = $c["median_ops_per_sec"]; ns[k] = $c["median_ns_per_op"]
 			meth[k] = $c["method"]; dev[k] = $c["measure"] == "device-time"
 			if ($c["fdr"] != "") { fdr = $c["fdr"]; fam++; if ($c["significant"] == "yes") disc++; if ($c["method"] == "exact") ex++ }
-			if (is_control($c["variant"]) && $c["significant"] == "yes") ctl = ctl (ctl == "" ? "" : ", ") $c["variant"] "/" $c["state"] "/" $c["workload"]
+			# (the A/A control must not differ; the codegen control is meant to)
+			if (CR[$c["variant"]] == "seed-control" && $c["significant"] == "yes") ctl = ctl (ctl == "" ? "" : ", ") $c["variant"] "/" $c["state"] "/" $c["workload"]
 			next
 		}
 		file == 3 {
@@ -93,7 +94,7 @@ block() {
 		}
 		END {
 			nb = 0; for (b in boot) nb++
-			printf "Cells: %d ok, %d n/a, %d failed, in %d boots. Significance: Benjamini-Hochberg at %s over %d hook-cost cells (%d exact); %d significant; control cells significant: %s.\n", \
+			printf "Cells: %d ok, %d n/a, %d failed, in %d boots. Significance: Benjamini-Hochberg at %s over %d hook-cost cells (%d exact); %d significant; A/A control cells significant: %s.\n", \
 				n["ok"], n["n/a"], n["failed"] + n["timeout"], nb, fdr, fam, ex, disc, ctl == "" ? "none" : ctl
 			print ""
 			print "| design | skipped op (NOP): off / idle / 1 syscall rule | audited op (OPENAT/CLOSE): off / idle / io_uring rule, miss | per syscall rule | per emitted record |"
