@@ -1,0 +1,51 @@
+#!/bin/sh
+# ltimeout-repro.sh (guest, busybox sh; peer image only): the skip-cqe hang
+# (issue 25) reduced to peer/ltimeout-pipe.c, in whatever audit state the
+# boot set up, with audit-sink draining records. Phases, each N fresh
+# pipe+ring iterations of a READ linked to a LINK_TIMEOUT:
+#   skipcqe     -z, 1 ms: skip-cqe.t's first test_ltimeout_fire (an empty
+#               buffer left by a faulting write, 1 ms linked timeout)
+#   short       -z, 1 ns, 10 N iterations: the timer fires at the next tick, wherever the
+#               128 poll retries are: the window without audit's help
+#   no-zero     1 ns, no empty buffer: the READ waits in poll, the timeout
+#               cancels it (control)
+#   async       -z -a, 1 ns: IOSQE_ASYNC, straight to io-wq (control)
+#   trace       one skipcqe iteration under ftrace's function profiler:
+#               how often io_arm_poll_handler, io_read, io_wq_submit_work
+#               and the link-timeout functions ran
+# Output: 'repro phase=NAME <ltimeout-pipe's summary>' per phase, then
+# 'repro-profile FUNCTION hits=N' lines and 'repro-done'.
+N=${LTIMEOUT_ITERS:-40}
+rm -f /tmp/lr.ready
+audit-sink -r /tmp/lr.ready >/tmp/lr.out 2>/tmp/lr.err &
+sink=$!
+i=0
+while [ ! -f /tmp/lr.ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f /tmp/lr.ready ] || echo "repro-error sink-not-ready $(head -1 /tmp/lr.err)"
+P=/lab/peer/ltimeout-pipe
+phase() { # NAME ARGS...
+	n=$1
+	shift
+	echo "repro phase=$n $($P "$@" 2>&1 | tr '\n' ' ')"
+}
+phase skipcqe -z -n 1000000 -i "$N"
+phase short -z -n 1 -i "$((N * 10))"
+phase no-zero -n 1 -i "$N"
+phase async -z -a -n 1 -i "$N"
+T=/sys/kernel/tracing
+if [ -f $T/function_profile_enabled ]; then
+	: >$T/set_ftrace_filter
+	for f in io_arm_poll_handler io_read io_wq_submit_work io_link_timeout_fn \
+		io_req_task_link_timeout io_try_cancel io_poll_cancel pipe_read pipe_poll; do
+		echo "$f" >>$T/set_ftrace_filter 2>/dev/null || echo "repro-profile $f not-traceable"
+	done
+	echo 1 >$T/function_profile_enabled
+	phase trace -z -n 1000000 -i 1
+	echo 0 >$T/function_profile_enabled
+	cat $T/trace_stat/function* | awk '$1 != "Function" && $1 !~ /^-/ && NF >= 2 { print "repro-profile " $1 " hits=" $2 }'
+else
+	echo "repro-profile none (no function profiler)"
+fi
+kill -TERM "$sink" 2>/dev/null
+wait "$sink"
+echo "repro-done sink_rc=$? $(grep -c . /tmp/lr.out) sink lines: $(grep -o 'name=[A-Z_]* count=[0-9]*' /tmp/lr.out | tr '\n' ' ')"

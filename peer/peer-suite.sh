@@ -1,0 +1,44 @@
+#!/bin/sh
+# peer-suite.sh (guest, busybox sh; in the peer image only, peer/build.sh):
+# runs liburing's own tests listed in /lab/peer/tests.list, one after the
+# other in /tmp, each under its limit (guest seconds), with audit-sink
+# draining the records (as auditd would) in whatever audit state the boot
+# set up (tests/67 boots uring-hit: a rule on every io_uring op).
+# Output, one line per test, then a summary:
+#   peer-test name=NAME result=pass|fail|skip|timeout rc=RC cs=CENTISECONDS
+#   peer-out NAME: LINE          (the first lines a failing test printed)
+#   peer-done tests=N sink_rc=RC
+# liburing's convention: exit 0 pass, 77 skip (T_EXIT_SKIP), else fail; a
+# test still running at its limit is killed (SIGKILL): timeout.
+# loopback only (the guest has -nic none): the socket tests connect to 127.0.0.1
+ifconfig lo 127.0.0.1 up 2>/dev/null || echo "peer-error no-loopback"
+up_cs() { awk '{ printf "%d\n", $1 * 100 }' /proc/uptime; }
+rm -f /tmp/ps.ready
+audit-sink -r /tmp/ps.ready >/tmp/ps.out 2>/tmp/ps.err &
+sink=$!
+i=0
+while [ ! -f /tmp/ps.ready ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -f /tmp/ps.ready ] || echo "peer-error sink-not-ready $(head -1 /tmp/ps.err)"
+mkdir -p /tmp/peer
+cd /tmp/peer || exit 1
+n=0
+while read -r name limit; do
+	[ -x "/lab/peer/$name.t" ] || { echo "peer-test name=$name result=missing rc=- cs=0"; continue; }
+	n=$((n + 1))
+	t0=$(up_cs)
+	timeout -s KILL "$limit" "/lab/peer/$name.t" >"/tmp/peer-$name.out" 2>&1
+	rc=$?
+	t1=$(up_cs)
+	case $rc in
+	0) res=pass ;;
+	77) res=skip ;;
+	137) res=timeout ;;
+	*) res=fail ;;
+	esac
+	echo "peer-test name=$name result=$res rc=$rc cs=$((t1 - t0))"
+	[ $res = pass ] || head -5 "/tmp/peer-$name.out" | sed "s/^/peer-out $name: /"
+done </lab/peer/tests.list
+kill -TERM "$sink" 2>/dev/null
+wait "$sink"
+src=$?
+echo "peer-done tests=$n sink_rc=$src sink: $(grep -o 'name=[A-Z_]* count=[0-9]*' /tmp/ps.out | tr '\n' ' ')"
