@@ -23,7 +23,7 @@ LAB_HOST_DEBS=$LAB_CACHE/host-debs
 # --peer-src into $LAB_PEER_SRC/tree
 LAB_PEER_VERSION=2.3-3
 LAB_PEER_DSC_SHA256=1eefd4e81c0c3c767ccc95adcb6a37d184418ea127dd9e8b68624ae911f2f66d
-LAB_PEER_SRC=$LAB_CACHE/peer-src
+LAB_PEER_SRC=${LAB_PEER_SRC:-$LAB_CACHE/peer-src}
 
 # LAB_TREES and LAB_VARIANTS let the tests apply series into scratch space
 LAB_TREES=${LAB_TREES:-$LAB_CACHE/trees}

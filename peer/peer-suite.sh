@@ -6,6 +6,7 @@
 # set up (tests/67 boots uring-hit: a rule on every io_uring op).
 # Output, one line per test, then a summary:
 #   peer-test name=NAME result=pass|fail|skip|timeout rc=RC cs=CENTISECONDS
+#   peer-test name=ltimeout-pipe result=pass|hang rc=- cs=0 hangs=H/40
 #   peer-out NAME: LINE          (the first lines a failing test printed)
 #   peer-done tests=N sink_rc=RC
 # liburing's convention: exit 0 pass, 77 skip (T_EXIT_SKIP), else fail; a
@@ -38,6 +39,21 @@ while read -r name limit; do
 	echo "peer-test name=$name result=$res rc=$rc cs=$((t1 - t0))"
 	[ $res = pass ] || head -5 "/tmp/peer-$name.out" | sed "s/^/peer-out $name: /"
 done </lab/peer/tests.list
+# the skip-cqe hang, reduced (peer/ltimeout-pipe.c): 40 READs of a pipe
+# holding only a zero-length buffer, each linked to a 1 ms LINK_TIMEOUT
+# (skip-cqe.t's first test_ltimeout_fire), at spread timer-tick phases;
+# result hang when any READ never completed. Unlike skip-cqe.t's own verdict
+# (one phase, set by whatever ran before it), this measures the race.
+out=$(/lab/peer/ltimeout-pipe -z -n 1000000 -i 40 -w 1 2>&1)
+hangs=$(echo "$out" | sed -n 's/.* hangs=\([0-9]*\).*/\1/p')
+case $hangs in
+0) res=pass ;;
+[0-9]*) res=hang ;;
+*) res=fail ;;
+esac
+echo "peer-test name=ltimeout-pipe result=$res rc=- cs=0 hangs=${hangs:-?}/40"
+[ $res = fail ] && echo "$out" | head -3 | sed 's/^/peer-out ltimeout-pipe: /'
+n=$((n + 1))
 kill -TERM "$sink" 2>/dev/null
 wait "$sink"
 src=$?
