@@ -19,12 +19,13 @@
  * tick (an audit record per round, the function tracer) widens the window;
  * with 1 ns timeouts the window is the loop itself, no audit needed.
  *
- * usage: ltimeout-pipe [-z] [-a] [-n NS] [-i ITERS] [-w SECS]
+ * usage: ltimeout-pipe [-z] [-a] [-n NS] [-i ITERS] [-w SECS] [-s FIRST]
  *   -z  leave a zero-length buffer in the pipe before each READ (the trigger)
  *   -a  IOSQE_ASYNC on the READ (straight to io-wq: the control that holds)
  *   -n  link timeout in ns (default 1000000, skip-cqe.t's 1 ms)
  *   -i  iterations (default 1), each on a fresh pipe and ring
  *   -w  seconds to wait for both CQEs before calling it a hang (default 3)
+ *   -s  number the iterations from FIRST (default 0): the spin below
  * Before iteration i it spins (i * 1237 us) mod 10 ms: the linked timeout
  * fires on a timer tick (no high-resolution timers in the lab kernel), and
  * a loop that waits for its CQEs would otherwise start every iteration
@@ -130,11 +131,11 @@ static void spin(long long ns)
 int main(int argc, char **argv)
 {
 	int opt, zero = 0, async = 0, iters = 1, wait_s = 3, i, done = 0, hangs = 0;
-	int first = -1, rr = 1, tr = 1, r, t, ret;
+	int first = -1, rr = 1, tr = 1, r, t, ret, from = 0;
 	long ns = 1000000;
 	char *end;
 
-	while ((opt = getopt(argc, argv, "zan:i:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "zan:i:w:s:")) != -1) {
 		switch (opt) {
 		case 'z':
 			zero = 1;
@@ -145,6 +146,7 @@ int main(int argc, char **argv)
 		case 'n':
 		case 'i':
 		case 'w':
+		case 's':
 			errno = 0;
 			{
 				long v = strtol(optarg, &end, 10);
@@ -158,17 +160,19 @@ int main(int argc, char **argv)
 					ns = v;
 				else if (opt == 'i')
 					iters = (int)v;
+				else if (opt == 's')
+					from = (int)v;
 				else
 					wait_s = (int)v;
 			}
 			break;
 		default:
-			fprintf(stderr, "usage: ltimeout-pipe [-z] [-a] [-n NS] [-i ITERS] [-w SECS]\n");
+			fprintf(stderr, "usage: ltimeout-pipe [-z] [-a] [-n NS] [-i ITERS] [-w SECS] [-s FIRST]\n");
 			return 2;
 		}
 	}
 	for (i = 0; i < iters; i++) {
-		spin((i * 1237000LL) % 10000000LL);
+		spin(((long long)(from + i) * 1237000LL) % 10000000LL);
 		ret = one(zero, async, ns, wait_s, &r, &t);
 		if (ret < 0)
 			return 1;

@@ -13,8 +13,11 @@
 #   trace       one skipcqe iteration under ftrace's function profiler:
 #               how often io_arm_poll_handler, io_read, io_wq_submit_work
 #               and the link-timeout functions ran
+#   sequence    single skipcqe iterations under the function tracer (same
+#               functions) until one hangs and one does not: the order of
+#               the calls, and the hung one's kernel stacks
 # Output: 'repro phase=NAME <ltimeout-pipe's summary>' per phase, then
-# 'repro-profile FUNCTION hits=N' lines and 'repro-done'.
+# 'repro-profile FUNCTION hits=N' lines, 'repro-seq' lines and 'repro-done'.
 N=${LTIMEOUT_ITERS:-40}
 rm -f /tmp/lr.ready
 audit-sink -r /tmp/lr.ready >/tmp/lr.out 2>/tmp/lr.err &
@@ -45,6 +48,43 @@ if [ -f $T/function_profile_enabled ]; then
 	cat $T/trace_stat/function* | awk '$1 != "Function" && $1 !~ /^-/ && NF >= 2 { print "repro-profile " $1 " hits=" $2 }'
 else
 	echo "repro-profile none (no function profiler)"
+fi
+# sequence: the same functions under the function tracer, one iteration at
+# a time (spin phases 1..12) until one hangs and one does not; each is
+# printed as the calls other than the retry loop's (io_read,
+# io_arm_poll_handler, pipe_poll), each with the number of poll arms before
+# it ('io_link_timeout_fn@57': the timer fired after the 57th retry), and
+# while the hung one waits, the kernel stacks of its threads
+if grep -qw function $T/available_tracers 2>/dev/null; then
+	echo function >$T/current_tracer
+	seen_hang="" seen_ok="" k=1
+	while [ $k -le 12 ] && { [ -z "$seen_hang" ] || [ -z "$seen_ok" ]; }; do
+		echo 0 >$T/tracing_on
+		: >$T/trace
+		echo 1 >$T/tracing_on
+		$P -z -n 1000000 -i 1 -w 2 -s $k >/tmp/lr.one 2>&1 &
+		p=$!
+		sleep 1
+		stacks=""
+		for t in "/proc/$p/task/"*; do
+			[ -d "$t" ] || continue
+			stacks="$stacks [$(cat "$t/comm" 2>/dev/null): $(head -4 "$t/stack" 2>/dev/null | sed 's/^\[<[0-9a-f]*>\] //; s/+0x[0-9a-f/x]*//' | tr '\n' ' ')]"
+		done
+		wait $p
+		echo 0 >$T/tracing_on
+		h=$(sed -n 's/.* hangs=\([0-9]*\).*/\1/p' /tmp/lr.one)
+		kind=""
+		[ "$h" = 1 ] && [ -z "$seen_hang" ] && kind=hang seen_hang=1
+		[ "$h" = 0 ] && [ -z "$seen_ok" ] && kind=ok seen_ok=1
+		if [ -n "$kind" ]; then
+			echo "repro-seq kind=$kind phase=$k $(cat /tmp/lr.one)"
+			grep -v '^#' $T/trace | awk '{ fn = $(NF - 1) } fn == "io_arm_poll_handler" { arms++; next } fn == "io_read" || fn == "pipe_poll" { next } { printf "%s@%d ", fn, arms } END { printf "(poll arms: %d)\n", arms }' | sed 's/^/repro-seq calls (FUNCTION@POLL_ARMS_BEFORE_IT): /'
+			[ $kind = hang ] && echo "repro-seq stacks:$stacks"
+		fi
+		k=$((k + 1))
+	done
+	echo nop >$T/current_tracer
+	: >$T/set_ftrace_filter
 fi
 kill -TERM "$sink" 2>/dev/null
 wait "$sink"
