@@ -14,7 +14,9 @@
 # scripts/setup.sh --peer-src; built in the cache, never in the repo, in a
 # dir named by the content of everything it depends on.
 # Reproducible as the lab's image is (tests/44 builds it twice): fixed umask,
-# modes, mtimes, owners and order, stripped binaries, no build path inside.
+# modes, mtimes, owners and order, stripped binaries without a build id (it
+# hashed the debug info, which names the build dir: the one difference
+# between two caches' builds before), no build path inside.
 set -euo pipefail
 umask 022
 # shellcheck source=../lib/common.sh
@@ -56,10 +58,11 @@ if [[ ! -f $bdir/.built ]]; then
 			cd "$bdir/liburing"
 			./configure >"$bdir/configure.log" 2>&1 || die "peer: liburing's configure failed ($bdir/configure.log)"
 			make -s -C src liburing.a >"$bdir/make.log" 2>&1 || die "peer: building liburing.a failed ($bdir/make.log)"
-			make -s -C test LDFLAGS=-static "${tests[@]/%/.t}" >>"$bdir/make.log" 2>&1 ||
+			# no build id: it hashes the debug info, which names this dir
+			make -s -C test LDFLAGS="-static -Wl,--build-id=none" "${tests[@]/%/.t}" >>"$bdir/make.log" 2>&1 ||
 				die "peer: building the tests failed ($bdir/make.log)"
 			cd "$bdir"
-			gcc -O2 -Wall -Wextra -Werror -std=gnu11 -static -I liburing/src/include -o out/ltimeout-pipe \
+			gcc -O2 -Wall -Wextra -Werror -std=gnu11 -static -Wl,--build-id=none -I liburing/src/include -o out/ltimeout-pipe \
 				ltimeout-pipe.c -L liburing/src -luring >>"$bdir/make.log" 2>&1 ||
 				die "peer: building ltimeout-pipe failed ($bdir/make.log)"
 		)
