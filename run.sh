@@ -15,10 +15,12 @@ usage: ./run.sh COMMAND [ARGS]
   boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel A] [--seed N] [--out DIR]
                              boot one guest (default state idle) and show its results
   matrix [--quick] [--variants a,b] [--states x,y] [--workloads w] [--reps N]
-         [--runtime S] [--accel kvm|tcg|auto] [--jobs N] [--seed-base N] [--resume RUN] [--verify P]
-         [--cells-only] [--hosts FILE]
+         [--runtime S] [--accel kvm|tcg|tcg-wall|auto] [--jobs N] [--seed-base N] [--resume RUN] [--verify P]
+         [--cells-only] [--hosts FILE] [--bases 6.1,6.12]
          [--slurm SHARED_DIR [--sbatch 'OPTIONS']]
                              run the measurement matrix into results/<run-id>/
+                             (--bases: the variants' designs ported to each base tree,
+                             each with its own baseline and A/A control)
   hosts-check FILE           check worker hosts (sshlogin lines): ssh, tools, QEMU identity, disk
   summary RUN                recompute results/RUN/summary.csv from its cells
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
@@ -31,7 +33,8 @@ usage: ./run.sh COMMAND [ARGS]
   publish RUN_DIR            make a finished run the published one (results/, raw.tar.xz)
   disasm VARIANT [FUNCTION]  objdump of FUNCTION (io_issue_sqe) against nohooks
   explain VARIANT [--function F] [--workload W] [--state S] [--base B]
-                             F's executed instructions per op against nohooks (TCG plugin)
+                             F's executed instructions per op against the baseline of its
+                             base tree (TCG plugin); --base B: VARIANT's port on base B
   test [--quick]             run the test suite (TAP)
 USAGE
 	exit 2

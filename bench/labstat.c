@@ -2,7 +2,7 @@
 /*
  * labstat: statistics over the lab's cells.csv (one row per measured rep).
  *
- *   labstat summary  [-B base] [-a aa] [-R n] [-s seed] [-c conf] CELLS.csv
+ *   labstat summary  [-B base] [-a aa] [-b tree] [-R n] [-s seed] [-c conf] CELLS.csv
  *   labstat compare  [-R n] [-s seed] [-c conf] CELLS_A.csv CELLS_B.csv
  *   labstat describe CELLS.csv
  *   labstat ranksum  [-c conf] X1,X2,... Y1,Y2,...
@@ -17,6 +17,11 @@
  * The A/A variant is pooled into the base and gates its state/workload;
  * the controls' changes are printed, no longer floors. CSV on stdout,
  * diagnostics on stderr.
+ *
+ * Base trees: an optional base column names each row's kernel base tree
+ * (6.1, 6.12; -b for rows without one). -B, -a and -g take one variant or
+ * BASE=VARIANT,... (one per base). A change is only ever taken between groups
+ * of one base: a row whose base has no base variant has no delta.
  *
  * Reproducibility: every interval is computed from a GSL mt19937 generator
  * reseeded, just before it is used, from the seed (-s) mixed with a hash of
@@ -107,6 +112,7 @@ struct okrow {
 /* one (variant, state, workload): its ok reps, and counts of the others */
 struct group {
 	char *variant, *state, *workload;
+	char *base;		/* the base tree (base column, or -b) */
 	char *accel;		/* NULL until a row is seen */
 	bool accel_mixed;
 	bool icount;		/* deterministic tcg-icount: minimum estimator */
@@ -153,7 +159,7 @@ struct est {
 static void usage(FILE *f)
 {
 	fprintf(f,
-"usage: %s summary  [-B base] [-a aa] [-g codegen] [-D workloads] [-q fdr]\n"
+"usage: %s summary  [-B base] [-a aa] [-g codegen] [-b tree] [-D workloads] [-q fdr]\n"
 "                       [-R resamples] [-s seed] [-c conf] CELLS.csv\n"
 "       %s compare  [-R resamples] [-s seed] [-c conf] CELLS_A.csv CELLS_B.csv\n"
 "       %s describe CELLS.csv\n"
@@ -162,7 +168,8 @@ static void usage(FILE *f)
 "\n"
 "CELLS.csv needs a header naming at least the columns\n"
 "  variant,state,workload,rep,accel,status,ops_per_sec,ns_per_op\n"
-"in any order (other columns are ignored). Only status 'ok' rows are used;\n"
+"in any order (other columns are ignored but an optional base, the row's\n"
+"base tree). Only status 'ok' rows are used;\n"
 "'n/a' (or 'na') rows are counted in na, any other status in failed.\n"
 "\n"
 "Figure of a group (estimator; interval says what the interval is):\n"
@@ -212,6 +219,9 @@ static void usage(FILE *f)
 "  -B base       base variant (default %s)\n"
 "  -a aa         A/A variant: base kernel, other seeds (default %s)\n"
 "  -g codegen    codegen control variant (default %s)\n"
+"                -B, -a, -g: one variant, or BASE=VARIANT,... one per base\n"
+"                tree; a change is only taken within one base tree\n"
+"  -b tree       the base tree of rows without a base column (default none)\n"
 "  -D w1,w2      workloads whose per-op count depends on device time\n"
 "                (polled spin, SQPOLL): not hook-cost measures (default none)\n"
 "  -q fdr        false discovery rate, 0 < fdr < 1 (default %.2f)\n"
@@ -361,7 +371,8 @@ static struct group *find_group(const struct table *t, const char *variant,
 }
 
 static struct group *add_group(struct table *t, const char *variant,
-			       const char *state, const char *workload)
+			       const char *state, const char *workload,
+			       const char *base)
 {
 	struct group *ng, *g;
 
@@ -374,10 +385,12 @@ static struct group *add_group(struct table *t, const char *variant,
 	g->variant = strdup(variant);
 	g->state = strdup(state);
 	g->workload = strdup(workload);
-	if (!g->variant || !g->state || !g->workload) {
+	g->base = strdup(base);
+	if (!g->variant || !g->state || !g->workload || !g->base) {
 		free(g->variant);
 		free(g->state);
 		free(g->workload);
+		free(g->base);
 		return NULL;
 	}
 	t->n++;
@@ -394,6 +407,7 @@ static void free_table(struct table *t)
 		free(g->variant);
 		free(g->state);
 		free(g->workload);
+		free(g->base);
 		free(g->accel);
 		free(g->ns.v);
 		free(g->ops.v);
@@ -448,11 +462,13 @@ static int cmp_double(const void *a, const void *b)
  * Read a cells.csv into t (t->path must be set). Returns 0, EXIT_INPUT after
  * a one-line message naming file, line and problem, or EXIT_RUNTIME.
  */
+static const char *row_base_default = "";	/* -b */
+
 static int load_cells(struct table *t)
 {
 	struct fields f = { 0 };
 	size_t lineno = 0, ncols, i, j, len = 0;
-	int col[NR_COLS], ret = EXIT_INPUT, err;
+	int col[NR_COLS], colbase = -1, ret = EXIT_INPUT, err;
 	char *line = NULL, *hdr;
 	FILE *fp;
 
@@ -504,9 +520,20 @@ static int load_cells(struct table *t)
 			goto err;
 		}
 	}
+	/* optional: the base tree of the row's kernel */
+	for (j = 0; j < ncols; j++) {
+		if (strcmp(f.f[j], "base"))
+			continue;
+		if (colbase >= 0) {
+			fprintf(stderr, "%s: %s:1: column 'base' appears twice in the header; keep one\n",
+				prog, t->path);
+			goto err;
+		}
+		colbase = (int)j;
+	}
 
 	for (;;) {
-		const char *v, *st, *wl, *rep, *accel, *status;
+		const char *v, *st, *wl, *rep, *accel, *status, *base;
 		struct group *g;
 		double ns, ops;
 
@@ -547,9 +574,20 @@ static int load_cells(struct table *t)
 			goto err;
 		}
 
+		base = colbase >= 0 && *f.f[colbase] ? f.f[colbase] :
+						       row_base_default;
+		/* a variant is one kernel: one base tree in every row */
+		for (i = 0; i < t->n; i++)
+			if (!strcmp(t->g[i].variant, v) &&
+			    strcmp(t->g[i].base, base)) {
+				fprintf(stderr, "%s: %s:%zu: %s is on base '%s' here and on '%s' before; a variant has one base tree, fix the base column\n",
+					prog, t->path, lineno, v, base,
+					t->g[i].base);
+				goto err;
+			}
 		g = find_group(t, v, st, wl);
 		if (!g) {
-			g = add_group(t, v, st, wl);
+			g = add_group(t, v, st, wl, base);
 			if (!g)
 				goto err_nomem;
 		}
@@ -1285,6 +1323,80 @@ static void label_row(char *buf, size_t len, const struct srow *r)
 	}
 }
 
+/*
+ * ctl_name(LIST, BASE): the variant LIST names for base tree BASE: LIST is one
+ * variant (any base) or BASE=VARIANT,...; NULL when it names none for BASE.
+ * The result is in a static buffer.
+ */
+static const char *ctl_name(const char *list, const char *base)
+{
+	static char buf[256];
+	const char *p = list, *e, *eq;
+	size_t n, bl = strlen(base);
+
+	if (!strchr(list, '='))
+		return list;
+	while (*p) {
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		eq = memchr(p, '=', (size_t)(e - p));
+		if (eq && (size_t)(eq - p) == bl && !strncmp(p, base, bl)) {
+			n = (size_t)(e - eq - 1);
+			if (n >= sizeof(buf))
+				n = sizeof(buf) - 1;
+			memcpy(buf, eq + 1, n);
+			buf[n] = 0;
+			return buf;
+		}
+		p = *e ? e + 1 : e;
+	}
+	return NULL;
+}
+
+/* a -B/-a/-g value: one variant, or BASE=VARIANT entries, none empty */
+static bool ctl_list_ok(const char *list)
+{
+	const char *p = list, *e, *eq;
+
+	if (!*list)
+		return false;
+	if (!strchr(list, '='))
+		return !strchr(list, ',');
+	while (*p) {
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		eq = memchr(p, '=', (size_t)(e - p));
+		if (!eq || eq == p || eq + 1 == e || (e - p) > 200)
+			return false;
+		if (!*e)
+			break;
+		p = e + 1;
+		if (!*p)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * find_ctl(t, LIST, g): the group of the control LIST names for g's base tree
+ * in g's state and workload; never a group of another base tree
+ */
+static struct group *find_ctl(const struct table *t, const char *list,
+			      const struct group *g)
+{
+	const char *name = ctl_name(list, g->base);
+	struct group *c;
+
+	if (!name)
+		return NULL;
+	c = find_group(t, name, g->state, g->workload);
+	if (c && strcmp(c->base, g->base))
+		return NULL;
+	return c;
+}
+
 static int do_summary(struct boot *b, const char *path, const char *base,
 		      const char *aa, const char *codegen,
 		      const char *device_time, double qlevel)
@@ -1318,17 +1430,18 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 
 		for (j = 0; j < i; j++)
 			if (!strcmp(t.g[j].state, g->state) &&
-			    !strcmp(t.g[j].workload, g->workload))
+			    !strcmp(t.g[j].workload, g->workload) &&
+			    !strcmp(t.g[j].base, g->base))
 				break;
 		if (j < i)
 			continue;
 		pairs++;
-		a = find_group(&t, aa, g->state, g->workload);
+		a = find_ctl(&t, aa, g);
 		if (!a || a->ns.n < 2)
 			no_aa++;
 	}
 	if (no_aa)
-		fprintf(stderr, "%s: note: no A/A data ('%s' with n >= 2) for %zu of %zu state/workload pairs; the base is not pooled there and no A/A row checks the test\n",
+		fprintf(stderr, "%s: note: no A/A data ('%s' with n >= 2) for %zu of %zu base/state/workload cells; the base is not pooled there and no A/A row checks the test\n",
 			prog, aa, no_aa, pairs);
 
 	for (i = 0; i < t.n; i++) {
@@ -1339,8 +1452,8 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 
 		r->g = g;
 		r->sig = "-";
-		bg = find_group(&t, base, g->state, g->workload);
-		ag = find_group(&t, aa, g->state, g->workload);
+		bg = find_ctl(&t, base, g);
+		ag = find_ctl(&t, aa, g);
 		r->bg = bg;
 		ret = figure(b, "ops", g, &g->ops, g->icount, true, &r->ops);
 		if (!ret)
@@ -1409,8 +1522,8 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 
 		if (!r->bg)
 			continue;
-		ag = find_group(&t, aa, r->g->state, r->g->workload);
-		cg = find_group(&t, codegen, r->g->state, r->g->workload);
+		ag = find_ctl(&t, aa, r->g);
+		cg = find_ctl(&t, codegen, r->g);
 		c = ag ? &rows[ag - t.g] : NULL;
 		if (c && c->ovh.have) {
 			r->have_aa = true;
@@ -1441,7 +1554,7 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	       "overhead_pct,overhead_ci_lo,overhead_ci_hi,"
 	       "aa_floor_pct,codegen_floor_pct,significant,"
 	       "estimator,interval,delta_interval,measure,"
-	       "method,p_value,q_value,fdr,delta_coverage\n");
+	       "method,p_value,q_value,fdr,delta_coverage,base\n");
 	for (i = 0; i < t.n; i++) {
 		struct srow *r = &rows[i];
 		struct group *g = r->g;
@@ -1475,6 +1588,7 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		put_num(r->in_family && r->method == M_RANKSUM, r->q, 4);
 		put_num(r->in_family, qlevel, 2);
 		put_num(r->method == M_RANKSUM, r->cover, 3);
+		put_str(g->base, false);
 		putchar('\n');
 	}
 	ret = finish_stdout();
@@ -1778,7 +1892,7 @@ int main(int argc, char **argv)
 	argc--;
 	argv++;
 	opterr = 0;	/* one line of our own instead of getopt's */
-	while ((opt = getopt(argc, argv, ":B:a:g:D:R:s:c:q:h")) != -1) {
+	while ((opt = getopt(argc, argv, ":B:a:g:b:D:R:s:c:q:h")) != -1) {
 		switch (opt) {
 		case 'B':
 			base = optarg;
@@ -1788,6 +1902,9 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			codegen = optarg;
+			break;
+		case 'b':
+			row_base_default = optarg;
 			break;
 		case 'D':
 			device_time = optarg;
@@ -1840,8 +1957,8 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "summary") && (strcmp(base, DEF_BASE) ||
 				       strcmp(aa, DEF_AA) ||
 				       strcmp(codegen, DEF_CODEGEN) ||
-				       *device_time))
-		return bad_usage("-B, -a, -g and -D are for summary only, not %s",
+				       *device_time || *row_base_default))
+		return bad_usage("-B, -a, -g, -b and -D are for summary only, not %s",
 				 cmd);
 	if (strcmp(cmd, "summary") && strcmp(cmd, "bh") && qlevel != DEF_FDR)
 		return bad_usage("-q is for summary and bh only, not %s", cmd);
@@ -1860,6 +1977,9 @@ int main(int argc, char **argv)
 	    (b.resamples != DEF_RESAMPLES || b.seed != DEF_SEED ||
 	     b.conf != DEF_CONF))
 		return bad_usage("%s takes no bootstrap options", cmd);
+	if (!ctl_list_ok(base) || !ctl_list_ok(aa) || !ctl_list_ok(codegen))
+		return bad_usage("-B, -a and -g take one variant or BASE=VARIANT,... (got '%s')",
+				 !ctl_list_ok(base) ? base : !ctl_list_ok(aa) ? aa : codegen);
 	if (!strcmp(base, aa))
 		return bad_usage("the base and the A/A variant are both '%s'; the A/A variant must be a separate set of reps",
 				 base);

@@ -4,7 +4,12 @@
 #   --out DIR          where console.log, results.txt and boot.info go (required)
 #   --workloads a,b    workloads (default randread-qd128)
 #   --runtime SECS     guest seconds per workload (default 5)
-#   --accel kvm|tcg    (default tcg; resolve auto with accel.sh first)
+#   --accel A          kvm, tcg (icount) or tcg-wall (TCG without icount: real
+#                      time, the KVM user's path; lib/common.sh); default tcg;
+#                      resolve auto with accel.sh first
+#   --accel-args       print the QEMU arguments of --accel A that every boot
+#                      shares (accelerator, CPU, clock) and exit: this file owns
+#                      them, scripts/manifest.sh records them
 #   --seed N           QEMU -seed and layout padding for this boot (default 1)
 #   --timeout SECS     host wall-clock limit (default: computed from runtime)
 #   --profile a,b      also run these workloads under ftrace's profiler and perf
@@ -32,7 +37,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-plan="" ran=0 debug="" peer=0 out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
+print_accel=0 plan="" ran=0 debug="" peer=0 out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
 while (($#)); do
 	case $1 in
 	--out | --workloads | --runtime | --accel | --seed | --timeout | --mode | --profile | --script | --plugin) need_value "$@" ;;
@@ -52,11 +57,29 @@ while (($#)); do
 	--peer) peer=1; shift ;;
 	--plan) plan=$2; shift 2 ;;
 	--ran) ran=1; shift ;;
+	--accel-args) print_accel=1; shift ;;
 	-*) die_usage "boot: unknown option $1" ;;
 	*) break ;;
 	esac
 done
-(($# == 2)) || die_usage "usage: run.sh boot VARIANT STATE [--workloads a,b] [--runtime S] [--accel kvm|tcg] [--seed N] [--out DIR]"
+check_accel "$accel"
+# the accelerator's own arguments: icount makes guest time an instruction
+# count (tcg); tcg-wall is the same TCG without it, so guest time is host time
+case $accel in
+tcg) accel_args=(-accel tcg -icount 'shift=0,sleep=off,align=off' -cpu max) ;;
+tcg-wall) accel_args=(-accel tcg -cpu max) ;;
+kvm) accel_args=(-accel kvm -cpu host) ;;
+esac
+# -rtc: a fixed date on the virtual clock. A host-time RTC made boots of the
+# same seed land on one of two fio figures (0.06% apart); pinned, a seed's
+# boot repeats bit for bit, alone or beside other guests and builds
+rtc='base=2026-01-01T00:00:00,clock=vm'
+if ((print_accel)); then
+	(($# == 0)) || die_usage "boot --accel-args takes no VARIANT or STATE"
+	echo "${accel_args[*]} -smp 1 -rtc $rtc"
+	exit 0
+fi
+(($# == 2)) || die_usage "usage: run.sh boot VARIANT STATE [--workloads a,b] [--runtime S] [--accel kvm|tcg|tcg-wall] [--seed N] [--out DIR]"
 v=$1 state=$2
 check_variant "$v"
 check_state "$state"
@@ -73,7 +96,6 @@ check_number seed "$seed"
 case $mode in run | probe | script) ;; *) die_usage "boot: --mode must be run or probe (got '$mode')" ;; esac
 [[ $mode != script ]] || { check_name script "$script"; [[ -f $LAB_ROOT/guest/scripts/$script.sh ]] || { ((peer)) && [[ -f $LAB_ROOT/peer/$script.sh ]]; } || die_usage "boot: no guest script guest/scripts/$script.sh (nor peer/$script.sh with --peer)"; }
 [[ -n $out ]] || die_usage "boot: --out DIR is required"
-case $accel in kvm | tcg) ;; *) die_usage "boot: --accel must be kvm or tcg (got '$accel')" ;; esac
 [[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
 nwl=$(tr ',' '\n' <<<"$workloads,$profile,$profile" | grep -c .)
 # TCG runs ~3x slower than guest time, plus boot and fio start-up
@@ -106,16 +128,10 @@ lsm=lsm=capability
 # instructions per bench-read op (two modes; lab-attrib put the whole
 # difference, 1.13M instructions per window, in sbitmap_get)
 cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 null_blk.hw_queue_depth=1024 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad${plugin:+ nokaslr}"
-case $accel in
-tcg) accel_args=(-accel tcg -icount 'shift=0,sleep=off,align=off' -cpu max) ;;
-kvm) accel_args=(-accel kvm -cpu host) ;;
-esac
-# -rtc: a fixed date on the virtual clock. A host-time RTC made boots of the
-# same seed land on one of two fio figures (0.06% apart); pinned, a seed's
-# boot repeats bit for bit, alone or beside other guests and builds
+# (the argv's order is part of a stored cell's key: lib/cellstore.sh)
 qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
 	-kernel "$image" -initrd "$initrd" -append "$cmdline"
-	-rtc 'base=2026-01-01T00:00:00,clock=vm'
+	-rtc "$rtc"
 	-display none -monitor none -nic none -no-reboot
 	-serial "file:$out/console.log" -serial "file:$out/results.txt")
 plugin_out=""
@@ -133,7 +149,7 @@ worker_info() { sed -n "s/^$1=//p" "$out/worker.info" 2>/dev/null | head -1; }
 # plans nothing (exit 3): the local loop restores it.
 # shellcheck source=../lib/cellstore.sh
 . "$LAB_ROOT/lib/cellstore.sh"
-cell=off key=""
+cell=off key="" started_at="" ended_at=""
 cell_hash "$image" "$initrd"
 ((ran)) || [[ -n $plan ]] || rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
 if cell_store_on "$accel"; then
@@ -159,7 +175,7 @@ elif [[ $cell == hit ]]; then
 	rc=$(cell_outcome "$key" qemu_rc)
 	wall=$(cell_outcome "$key" wall_secs)
 else
-	start=$(date +%s.%N)
+	start=$(date +%s.%N) started_at=$start
 	# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
 	# this script: whoever is killed (this script, timeout, or QEMU), no QEMU
 	# lives on without a deadline or writes into --out after the boot is recorded
@@ -168,7 +184,8 @@ else
 		setpriv --pdeathsig KILL "${qemu[@]}" >"$out/qemu.log" 2>&1
 	rc=$?
 	set -e
-	wall=$(echo "$(date +%s.%N) - $start" | bc)
+	ended_at=$(date +%s.%N)
+	wall=$(echo "$ended_at - $start" | bc)
 fi
 
 status=ok
@@ -222,6 +239,8 @@ esac
 	echo "qemu=${qemu[*]}"
 	echo "cell=$cell"
 	echo "cell_key=$key"
+	# when QEMU ran here (host clock, s.ns): real-time runs show they were serial
+	if [[ -n $started_at ]]; then echo "started_at=$started_at"; echo "ended_at=$ended_at"; fi
 	if ((ran)); then echo "host=$(worker_info host | tr -cd 'A-Za-z0-9@._:-')"; fi
 } >"$out/boot.info"
 [[ $status == ok ]] || { log "boot $v/$state: $status (logs in $out)"; exit 1; }

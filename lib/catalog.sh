@@ -88,3 +88,91 @@ known_bases() {
 	local v
 	for v in $(known_variants); do variant_base "$v"; done | sort -u -V
 }
+
+# port_on BASE DESIGN: the variant on BASE that is a port of DESIGN (empty if
+# none); a seed-control pseudo-variant's port is the seed control of its
+# kernel's port
+port_on() {
+	local b=$1 d=$2 v
+	if [[ $d == *-aa && $(variant_role "$d") == seed-control ]]; then
+		v=$(port_on "$b" "$(variant_design "${d%-aa}")")
+		[[ -z $v ]] || seed_control_of "$v"
+		return 0
+	fi
+	d=$(variant_design "$d")
+	for v in $(known_variants); do
+		[[ $(variant_design "$v") == "$d" && $(variant_base "$v") == "$b" ]] && echo "$v"
+	done | awk 'NR == 1'
+}
+
+# bases_of VARIANTS: the bases of a comma list of variants (-aa pseudo-variants
+# by their kernel), oldest first, as a comma list
+bases_of() {
+	local v
+	for v in ${1//,/ }; do variant_base "${v%-aa}"; done | sort -u -V | paste -sd,
+}
+
+# check_bases LIST: LIST is a comma list of known bases each with a baseline
+# (role=baseline on it); one line and exit 2 otherwise
+check_bases() {
+	local b known
+	check_list base "$1"
+	known=$(known_bases | paste -sd' ')
+	for b in ${1//,/ }; do
+		[[ " $known " == *" $b "* ]] || die_usage "unknown base '$b'; known: $known (the '# base:' lines of kernel/variants/*/series)"
+		[[ -n $(catalog_one_on "$b" baseline) ]] ||
+			die_usage "base $b has no baseline: no variant on it has role=baseline in its meta (a Δ there would have nothing to compare with)"
+	done
+}
+
+# variants_for_bases BASES VARIANTS: the matrix's variants for a comma list of
+# bases: on each base, the port of every variant in VARIANTS (by its design),
+# then that base's baseline and its seed control if not there yet; a comma
+# list, base after base. On the bases of VARIANTS alone this is VARIANTS
+# with any missing baseline added.
+variants_for_bases() {
+	local b v p picked=() bl
+	for b in ${1//,/ }; do
+		for v in ${2//,/ }; do
+			p=$(port_on "$b" "$v")
+			[[ -n $p ]] || { log "matrix: $v has no port on base $b: not run there"; continue; }
+			[[ " ${picked[*]} " == *" $p "* ]] || picked+=("$p")
+		done
+		bl=$(catalog_one_on "$b" baseline)
+		for p in "$bl" "$(seed_control_of "$bl")"; do
+			[[ -z $p || " ${picked[*]} " == *" $p "* ]] || picked+=("$p")
+		done
+	done
+	(IFS=,; echo "${picked[*]}")
+}
+
+# roles_by_base ROLE: ROLE's variant on each known base, as BASE=VARIANT,...
+# (ROLE baseline, codegen-control, config-floor or seed-control: the seed
+# control of the base's baseline); bases without one are left out
+roles_by_base() {
+	local b v pairs=()
+	for b in $(known_bases); do
+		if [[ $1 == seed-control ]]; then
+			v=$(catalog_one_on "$b" baseline)
+			[[ -z $v ]] || v=$(seed_control_of "$v")
+		else
+			v=$(catalog_one_on "$b" "$1")
+		fi
+		[[ -z $v ]] || pairs+=("$b=$v")
+	done
+	(IFS=,; echo "${pairs[*]}")
+}
+
+# catalog_rows: the catalog for awk readers (lib/bases.awk load_catalog): one
+# "VARIANT BASE DESIGN ROLE REFERENCE SEED-CONTROL" entry per variant in
+# catalog order, then one per declared seed control, ';'-separated ('-' for
+# an empty value)
+catalog_rows() {
+	local v sc entries=()
+	for v in $(variants_with baseline codegen-control config-floor design proof-only); do
+		sc=$(seed_control_of "$v")
+		entries+=("$v $(variant_base "$v") $(variant_design "$v") $(variant_role "$v") $(variant_meta "$v" reference -) ${sc:--}")
+		[[ -z $sc ]] || entries+=("$sc $(variant_base "$v") $(variant_design "$v") seed-control - -")
+	done
+	(IFS=';'; echo "${entries[*]}")
+}

@@ -8,7 +8,8 @@
 #
 # Rules: only tcg-icount cells are stored; only outcomes the guest decides
 # (ok, panic, kernel-warning = BUG/oops/WARNING, guest-error, died: QEMU exited
-# by itself), never timeout, killed, qemu-error nor a kvm cell. Writes are
+# by itself), never timeout, killed, qemu-error nor a real-time cell (kvm,
+# tcg-wall: accel_realtime in lib/common.sh, wall-clock ns). Writes are
 # atomic (a temp dir renamed into place); every entry carries the sha256 of
 # its files, checked on every hit: a corrupt or partial entry is removed,
 # named in a warning, and the cell recomputed. LAB_NO_CELL_STORE=1 turns the
@@ -30,6 +31,8 @@ LAB_CELL_FIRMWARE_DIRS=${LAB_CELL_FIRMWARE_DIRS:-/usr/share/qemu /usr/share/seab
 # statuses the guest decides (boot.sh's names); everything else is host-caused
 LAB_CELL_STORED_STATUSES=" ok panic kernel-warning guest-error died "
 
+# only tcg (icount) is a pure function of its inputs; tcg-wall is TCG too,
+# but its figures are the host's wall clock: never stored, never restored
 cell_store_on() { [[ ${LAB_NO_CELL_STORE:-0} != 1 && $1 == tcg ]]; }
 cell_storable() { [[ $LAB_CELL_STORED_STATUSES == *" $1 "* ]]; }
 

@@ -55,8 +55,14 @@ progress() {
 # check_name KIND NAME: every name the user gives (variant, state, workload,
 # run id) is data, never a path or code: [a-z0-9][a-z0-9-]*, so it resolves
 # inside its own directory. The one validator; the check_* below and the
-# scripts that take run ids call it.
+# scripts that take run ids call it. A base tree (kind base) is a Debian
+# linux-source version instead: digits, one dot, digits (6.1, 6.12).
 check_name() {
+	if [[ $1 == base ]]; then
+		[[ $2 =~ ^[0-9]+\.[0-9]+$ ]] ||
+			die_usage "bad base name '$2': a Debian linux-source version such as 6.1 or 6.12"
+		return 0
+	fi
 	[[ $2 =~ ^[a-z0-9][a-z0-9-]*$ ]] ||
 		die_usage "bad $1 name '$2': use lowercase letters, digits and '-' (starting with a letter or digit), no paths"
 }
@@ -174,6 +180,13 @@ variant_base() {
 	[[ $b =~ ^[0-9]+\.[0-9]+$ ]] || die "variant $1: bad '# base: $b' line in its series (use a Debian linux-source version such as 6.1 or 6.12)"
 	echo "$b"
 }
+# csv_bases CSV: the base trees of a cells.csv or summary.csv (its base
+# column; a file without one, a run from before issue 23, is on the default
+# base), oldest first, one a line
+csv_bases() {
+	awk -F, -v d="$LAB_DEFAULT_BASE" 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "base") k = i; next }
+		{ print (k && $k != "") ? $k : d }' "$1" | sort -u -V
+}
 base_tarball() { if [[ $1 == "$LAB_DEFAULT_BASE" ]]; then echo "$LAB_SRC_TARBALL"; else echo "/usr/src/linux-source-$1.tar.xz"; fi; }
 base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
 
@@ -271,6 +284,49 @@ check_workload() {
 		die_usage "unknown workload '$1'; known: $(known_workloads | tr '\n' ' ')"
 }
 
+# Accelerators, in one place. tcg is TCG with icount (guest ns = executed
+# instructions: deterministic, so cells are stored and guests run in
+# parallel). kvm and tcg-wall are the real-time accelerators: guest time is
+# host time, figures are wall-clock ns, and every real-time run takes one
+# path (accel_realtime): kernels built first, one guest at a time whatever
+# --jobs says, variant order rotated per rep (boot_order), no cell store,
+# the median with a bootstrap CI at n >= 10 (bench/labstat). tcg-wall is TCG
+# without icount: the KVM user's path, exercised on machines without KVM;
+# its ns are wall-clock under emulation, not hardware ns. The QEMU arguments
+# of each are guest/boot.sh's (boot.sh --accel-args ACCEL prints them).
+LAB_ACCELS="kvm tcg tcg-wall"
+# check_accel VALUE [auto]: VALUE is an accelerator (or auto, when allowed)
+check_accel() {
+	local all="$LAB_ACCELS${2:+ $2}" list
+	list=${all// /, }
+	[[ -n $1 && " $all " == *" $1 "* ]] ||
+		die_usage "--accel must be ${list%, *} or ${list##*, } (got '$1')"
+}
+accel_realtime() { [[ $1 == kvm || $1 == tcg-wall ]]; }
+# accel_unit ACCEL: the unit of ns_per_op under ACCEL
+accel_unit() { if accel_realtime "$1"; then echo ns; else echo instructions; fi; }
+# accel_label ACCEL: how summaries, plots and the report name ACCEL
+accel_label() {
+	case $1 in
+	tcg) echo tcg-icount ;;
+	tcg-wall) echo "wall-clock under emulation (tcg-wall)" ;;
+	*) echo "$1" ;;
+	esac
+}
+# accel_unit_meaning ACCEL: what one unit of ns_per_op is (manifest, report)
+accel_unit_meaning() {
+	case $1 in
+	tcg) echo 'guest ns under tcg-icount shift=0 = executed guest instructions' ;;
+	kvm) echo 'guest wall-clock ns (KVM)' ;;
+	tcg-wall) echo 'guest wall-clock ns under TCG emulation without icount (tcg-wall): real time on this host, slowed by emulation, not hardware ns' ;;
+	esac
+}
+# boot_order ACCEL: how a matrix orders its boots: rep-major under tcg-icount
+# (order moves no figure there); interleaved under a real-time accel: the
+# variant order rotates by one every rep, so a drift of the host over the run
+# hits every variant alike
+boot_order() { if accel_realtime "$1"; then echo interleaved; else echo rep-major; fi; }
+
 # run_accel_unit RUN_DIR SUMMARY_CSV UNKNOWN_LABEL: set accel, unit and
 # accel_label for a results dir: the accelerator from manifest.json, else the
 # summary's accel column; the unit from cells.csv's ns_per_op_unit, else
@@ -284,34 +340,33 @@ run_accel_unit() {
 	[[ -n $accel ]] || accel=$(first_of accel "$summary")
 	unit=""
 	[[ -f $dir/cells.csv ]] && unit=$(first_of ns_per_op_unit "$dir/cells.csv")
-	[[ -n $unit ]] || unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
-	case $accel in
-	tcg) accel_label=tcg-icount ;;
-	"") accel_label=$unknown ;;
-	*) accel_label=$accel ;;
-	esac
+	[[ -n $unit || -z $accel ]] || unit=$(accel_unit "$accel")
+	[[ -n $unit ]] || unit=ns
+	if [[ -n $accel ]]; then accel_label=$(accel_label "$accel"); else accel_label=$unknown; fi
 }
 
 # read_matrix_conf FILE: a run's matrix.conf, parsed as key=value data (never
 # sourced); sets variants states workloads reps runtime accel profile
-# seed_base (0 when the file predates it).
+# seed_base (0 when the file predates it) and bases (empty when the file
+# predates it: the bases of its variants).
 # Shared by scripts/matrix.sh (--resume) and scripts/attribute.sh
 # shellcheck disable=SC2154 # the keys are set by printf -v
 read_matrix_conf() {
 	local k v line
-	seed_base=0
+	seed_base=0 bases=""
 	while IFS= read -r line || [[ -n $line ]]; do
 		[[ -z $line ]] && continue
 		k=${line%%=*} v=${line#*=}
 		case $k in
-		variants | states | workloads | reps | runtime | accel | profile | seed_base) printf -v "$k" '%s' "$v" ;;
+		variants | states | workloads | reps | runtime | accel | profile | seed_base | bases) printf -v "$k" '%s' "$v" ;;
 		*) die_usage "$1: unknown line '$line'" ;;
 		esac
 	done <"$1"
 	# every value is checked as on the command line: names as names, never paths
-	[[ $accel == kvm || $accel == tcg ]] || die_usage "$1: accel must be kvm or tcg (got '$accel')"
+	(check_accel "$accel") 2>/dev/null || die_usage "$1: accel must be one of $LAB_ACCELS (got '$accel')"
 	check_list variant "$variants"
 	check_list state "$states"
+	[[ -z $bases ]] || check_list base "$bases"
 	[[ -z $workloads ]] || check_list workload "$workloads"
 	[[ $profile == none ]] || check_list workload "$profile"
 	check_number reps "$reps"

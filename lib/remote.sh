@@ -80,15 +80,37 @@ remote_collect() {
 	tar -xf "$t" -C "$dest" --no-same-owner --no-same-permissions --no-overwrite-dir -- "${names[@]}"
 }
 
+# mux_dir: where the SSH ControlMaster sockets live: /tmp/lab-mux-UID, ours
+# alone (mode 700, owned by us, or refused); a short path, as a unix socket
+# name must be
+mux_dir() {
+	local d=/tmp/lab-mux-$UID
+	[[ -d $d ]] || mkdir -m 700 "$d" || return 1
+	[[ -O $d && ! -L $d && $(stat -c %a "$d") == 700 ]] || { log "remote: $d is not ours alone (mode 700); remove it"; return 1; }
+	echo "$d"
+}
+
+# mux_line LINE DIR: LINE with SSH connection sharing: the first ssh to a host
+# becomes the master (ControlMaster=auto, socket DIR/%C), every later one a
+# session on it, so a cell pays no SSH handshake; the master ends 15 s after
+# its last session. A line without 'ssh' gets one (parallel's default).
+mux_line() {
+	local slots="" rest=$1
+	if [[ $rest =~ ^([1-9][0-9]*/)(.*)$ ]]; then slots=${BASH_REMATCH[1]} rest=${BASH_REMATCH[2]}; fi
+	[[ $rest == ssh\ * ]] || rest="ssh $rest"
+	echo "${slots}ssh -o ControlMaster=auto -o ControlPath=$2/%C -o ControlPersist=15 ${rest#ssh }"
+}
+
 # remote_hosts RDIR HOSTS_FILE: check every host (host_verdict, all at
 # once), log its one line, and write the usable ones to RDIR/sshlogins: a
 # host whose QEMU identity differs from ours is refused with one line naming
 # it and the difference, and gets no cell. Status 1 when no host is usable.
 remote_hosts() {
-	local r=$1 hl mine i
+	local r=$1 hl mine i mux
 	local -a lines pids
 	hl=$(host_lines "$2") || exit
-	mapfile -t lines <<<"$hl"
+	mux=$(mux_dir) || return 1
+	mapfile -t lines < <(while IFS= read -r i; do mux_line "$i" "$mux"; done <<<"$hl")
 	mkdir -p "$r/verdicts"
 	mine=$("$LAB_ROOT/guest/qemu-identity.sh")
 	for i in "${!lines[@]}"; do

@@ -98,7 +98,7 @@ read_matrix_conf "$dir/matrix.conf"
 for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
 for s in ${states//,/ }; do check_state "$s"; done
 if [[ $accel != tcg ]]; then
-	log "attribute: run is on $accel; the plugin needs TCG, no attribution boots"
+	log "attribute: run is on $accel; attribution needs tcg-icount (exact instruction counts), no attribution boots"
 	exit 0
 fi
 

@@ -5,7 +5,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-(($# >= 1)) || die_usage "usage: run.sh boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel kvm|tcg|auto] [--seed N] [--out DIR]"
+(($# >= 1)) || die_usage "usage: run.sh boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel kvm|tcg|tcg-wall|auto] [--seed N] [--out DIR]"
 v=$1
 shift
 check_variant "$v"
@@ -20,7 +20,7 @@ while (($#)); do
 	*) args+=("$1"); shift ;;
 	esac
 done
-case $accel in kvm | tcg | auto) ;; *) die_usage "boot: --accel must be kvm, tcg or auto (got '$accel')" ;; esac
+check_accel "$accel" auto
 out=${out:-$LAB_CACHE/boots/$v-$state-$(date +%Y%m%d-%H%M%S)}
 # every option checked (by boot.sh itself) before setup or anything else runs
 LAB_CHECK_ARGS=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --out "$out" "${args[@]}" "$v" "$state"

@@ -58,12 +58,11 @@ first_of() {
 label_of() {
 	local acc unit
 	acc=$(first_of "$1" accel) unit=$(first_of "$1" ns_per_op_unit)
-	[[ -n $unit ]] || unit=$([[ $acc == tcg ]] && echo instructions || echo ns)
-	[[ $acc == tcg ]] && acc=tcg-icount
-	echo "${acc:-unknown accel} $unit"
+	[[ -n $unit || -z $acc ]] || unit=$(accel_unit "$acc")
+	echo "${unit:-ns} $(if [[ -n $acc ]]; then accel_label "$acc"; else echo unknown accel; fi)"
 }
-read -r acc_a unit_a <<<"$(label_of "$cells_a")"
-read -r acc_b unit_b <<<"$(label_of "$cells_b")"
+read -r unit_a acc_a <<<"$(label_of "$cells_a")"
+read -r unit_b acc_b <<<"$(label_of "$cells_b")"
 unit=$unit_a
 echo "compare: A = $a ($acc_a, $unit_a/op), B = $b ($acc_b, $unit_b/op)"
 if [[ $acc_a != "$acc_b" || $unit_a != "$unit_b" ]]; then

@@ -1,6 +1,7 @@
 #!/bin/bash
 # disasm.sh VARIANT [FUNCTION]: objdump -d of FUNCTION (default io_issue_sqe)
-# in the variant's vmlinux and in nohooks', with static instruction counts and
+# in the variant's vmlinux and in the baseline of its base tree (catalog
+# role=baseline: nohooks on 6.1), with static instruction counts and
 # a diff of the two with addresses normalised to function offsets. Also keeps
 # the text as an artifact in the variant's build dir (disasm-FUNCTION.txt).
 set -euo pipefail
@@ -8,12 +9,15 @@ set -euo pipefail
 . "$(dirname "$0")/../lib/common.sh"
 # shellcheck source=../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1 || $# == 2)) || die_usage "usage: run.sh disasm VARIANT [FUNCTION] (default FUNCTION io_issue_sqe)"
 v=$1 fn=${2:-io_issue_sqe}
 check_variant "$v"
 [[ $fn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "disasm: '$fn' is not a function name (letters, digits, _ and . only)"
-base=nohooks
+base=$(catalog_one_on "$(variant_base "$v")" baseline)
+[[ -n $base ]] || die_usage "disasm: base $(variant_base "$v") of $v has no baseline (role=baseline in a meta on it)"
 
 out=$(mktemp)
 trap 'rm -f "$out" "$out".*' EXIT

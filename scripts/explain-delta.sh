@@ -1,7 +1,8 @@
 #!/bin/bash
 # explain-delta.sh VARIANT [--function F] [--workload W] [--state S] [--base B]
 # Explain a per-op delta instruction by instruction: one attribution boot of
-# B (default nohooks) and one of VARIANT (tcg, nokaslr, seed 1, W default
+# the baseline (catalog role=baseline) of VARIANT's base tree and one of
+# VARIANT (tcg, nokaslr, seed 1, W default
 # bench-nop, S default idle) with the lab-attrib plugin counting F (default
 # io_issue_sqe) per instruction offset. Prints, for each kernel, F's
 # disassembly with executions per op beside every executed instruction, then
@@ -9,14 +10,19 @@
 # executions per op), and the sum: Δ F = Σ over the diff, checked against the
 # plugin's per-symbol count. Needs TCG (the plugin). Output is also kept in
 # $LAB_CACHE/explain/VARIANT.S.W.F.txt.
+# --base B (a base tree, 6.1 or 6.12): VARIANT names a design; its port on B
+# (lib/catalog.sh port_on) is explained against B's baseline. A Δ is never
+# taken across base trees.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 # shellcheck source=../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 usage="usage: run.sh explain VARIANT [--function F] [--workload W] [--state S] [--base B]"
-v="" fn=io_issue_sqe wl=bench-nop st=idle base=nohooks
+v="" fn=io_issue_sqe wl=bench-nop st=idle tree=""
 while (($#)); do
 	case $1 in
 	--function | --workload | --state | --base)
@@ -25,7 +31,7 @@ while (($#)); do
 		--function) fn=$2 ;;
 		--workload) wl=$2 ;;
 		--state) st=$2 ;;
-		--base) base=$2 ;;
+		--base) tree=$2 ;;
 		esac
 		shift 2
 		;;
@@ -40,7 +46,19 @@ while (($#)); do
 done
 [[ -n $v ]] || die_usage "$usage"
 check_variant "$v"
-check_variant "$base"
+# the base tree: --base B (VARIANT's design ported to B), else VARIANT's own
+if [[ -n $tree ]]; then
+	check_name base "$tree"
+	check_bases "$tree"
+	p=$(port_on "$tree" "$v")
+	[[ -n $p ]] || die_usage "explain: $v has no port on base $tree (no variant with design=$(variant_design "$v") and '# base: $tree' in kernel/variants/)"
+	v=$p
+else
+	tree=$(variant_base "$v")
+fi
+base=$(catalog_one_on "$tree" baseline)
+[[ -n $base ]] || die_usage "explain: base $tree has no baseline (role=baseline in a meta on it)"
+[[ $v != "$base" ]] || die_usage "explain: $v is the baseline of $tree; give a variant to compare with it"
 check_name state "$st"
 check_name workload "$wl"
 [[ -f $LAB_ROOT/workloads/states/$st.state ]] || die_usage "explain: no state '$st' (./run.sh list)"
@@ -91,7 +109,7 @@ done
 sum_of() { cat "$work/$1/sum"; }
 out=$work/explain.txt
 {
-	echo "# explain variant=$v base=$base function=$fn workload=$wl state=$st accel=tcg seed=1 (nokaslr attribution boots)"
+	echo "# explain variant=$v base=$base tree=$tree function=$fn workload=$wl state=$st accel=tcg seed=1 (nokaslr attribution boots)"
 	for k in "$base" "$v"; do
 		echo "## $k: $fn, executions per op beside each instruction ($(cat "$work/$k/ops") ops in the window)"
 		cat "$work/$k/annotated"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS JOBS: write
 # RUN_DIR/manifest.json, everything needed to reproduce the run: host, accel,
-# QEMU and package versions, lab commit, and per variant the series, config
-# and bzImage hashes.
+# QEMU and package versions, lab commit, the base trees (matrix.bases, each
+# tarball's hash), and per variant its base and the series, config and bzImage
+# hashes.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -10,7 +11,7 @@ set -euo pipefail
 (($# == 9)) || die_usage "usage: manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS JOBS SEED_BASE"
 dir=$1 accel=$2 runtime=$3 reps=$4 variants=$5 states=$6 workloads=$7 jobs=$8 seed_base=$9
 
-pkgs=$(for p in linux-source-6.1 qemu-system-x86 fio liburing-dev libaudit-dev auditd busybox-static gcc-12 ccache linux-perf gnuplot-nox libgsl-dev; do
+pkgs=$(for p in linux-source-6.1 linux-source-6.12 qemu-system-x86 fio liburing-dev libaudit-dev auditd busybox-static gcc-12 ccache linux-perf gnuplot-nox libgsl-dev; do
 	dpkg-query -W -f='${Package}\t${Version}\n' "$p" 2>/dev/null || printf '%s\tmissing\n' "$p"
 done | jq -R 'split("\t") | {(.[0]): .[1]}' | jq -s add)
 
@@ -18,7 +19,7 @@ vjson=$(for v in ${variants//,/ }; do
 	base=${v%-aa}
 	vdir=$(variants_dir)/$base
 	build=$(build_of "$base")
-	jq -n --arg name "$v" --arg kernel "$base" \
+	jq -n --arg name "$v" --arg kernel "$base" --arg base "$(variant_base "$base")" \
 		--arg series "$(sha256_of "$vdir/series")" \
 		--argjson patches "$(series_patches "$vdir/series" | while read -r p; do
 			jq -n --arg f "$p" --arg h "$(sha256_of "$vdir/$p")" '{file: $f, sha256: $h}'; done | jq -s .)" \
@@ -26,7 +27,7 @@ vjson=$(for v in ${variants//,/ }; do
 		--arg dotconfig "$(sha256_of "$build/.config")" \
 		--arg bzimage "$(sha256_of "$build/arch/x86/boot/bzImage")" \
 		--arg buildinfo "$(cat "$build/lab-build-info" 2>/dev/null || true)" \
-		'{name: $name, kernel: $kernel, series_sha256: $series, patches: $patches,
+		'{name: $name, kernel: $kernel, base: $base, series_sha256: $series, patches: $patches,
 		  config_fragment_sha256: $fragment, dotconfig_sha256: $dotconfig,
 		  bzimage_sha256: $bzimage, build: $buildinfo}'
 done | jq -s .)
@@ -54,8 +55,8 @@ if ((dirty)); then
 	log "manifest: the lab tree has $dirty uncommitted file(s) ($(paste -sd' ' - <<<"$changed")): their diff is in $dir/uncommitted.diff; this run is not publishable (commit, then rerun)"
 fi
 jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
-	--arg accel "$accel" --arg accel_args "$(if [[ $accel == tcg ]]; then echo '-accel tcg -icount shift=0,sleep=off,align=off -cpu max -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; else echo '-accel kvm -cpu host -smp 1 -rtc base=2026-01-01T00:00:00,clock=vm'; fi)" \
-	--arg unit "$(if [[ $accel == tcg ]]; then echo 'guest ns under tcg-icount shift=0 = executed guest instructions'; else echo 'guest wall-clock ns (KVM)'; fi)" \
+	--arg accel "$accel" --arg accel_args "$("$LAB_ROOT/guest/boot.sh" --accel "$accel" --accel-args)" \
+	--arg unit "$(accel_unit_meaning "$accel")" --arg order "$(boot_order "$accel")" \
 	--arg host "$(hostname)" --arg kernel "$(uname -r)" \
 	--arg cpu "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')" \
 	--arg ncpu "$(nproc)" --arg mem "$(awk '/MemTotal/ {print $2 " kB"}' /proc/meminfo)" \
@@ -66,8 +67,11 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg states "$states" --arg workloads "$workloads" \
 	--arg initramfs "$(sha256_of "$("$LAB_ROOT/guest/build-initramfs.sh" 2>/dev/null)" 2>/dev/null || true)" \
 	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
+	--argjson bases "$(for b in $(for v in ${variants//,/ }; do variant_base "${v%-aa}"; done | sort -u -V); do
+		jq -n --arg b "$b" --arg h "$(sha256_of "$(base_tarball "$b")" 2>/dev/null || true)" '{base: $b, tarball_sha256: $h}'; done | jq -s .)" \
 	'{run_id: $run, created: $created,
 	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,
+	  boot_order: (if $order == "interleaved" then "interleaved: one guest at a time, the variant order rotated by one every rep" else "rep-major: every variant of rep r before rep r+1, guests_at_once at a time" end),
 	  host: {name: $host, kernel: $kernel, cpu: $cpu, cpus: $ncpu, memory: $mem},
 	  ran_on: $ran_on,
 	  qemu: $qemu, packages: $packages,
@@ -76,7 +80,7 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	       publishable: ($dirty == "0"),
 	       uncommitted_diff: (if $dirty == "0" then null else "uncommitted.diff" end)},
 	  linux_source_tarball_sha256: $tarball, initramfs_sha256: $initramfs,
-	  matrix: {variants: $variants, states: ($states | split(",")),
+	  matrix: {bases: $bases, variants: $variants, states: ($states | split(",")),
 	           workloads: ($workloads | split(",")), reps: ($reps | tonumber),
 	           runtime_guest_secs: ($runtime | tonumber), guests_at_once: ($jobs | tonumber),
 	           seed_base: ($seed_base | tonumber),

@@ -4,11 +4,15 @@
 # workloads; every finished boot's cells are written at once, so --resume can
 # pick up a killed run. A variant named X-aa is kernel X measured again with
 # other layout seeds: the A/A control whose "overhead" is the noise floor.
+# --bases B1,B2 runs the variants' designs ported to each base tree, with
+# each base's own baseline and A/A control (lib/catalog.sh variants_for_bases).
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
-slurm="" sbatch="" hosts="" boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile="" verify="" cells_only=0
+slurm="" sbatch="" hosts="" boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile="" verify="" cells_only=0 bases=""
 results_root=${LAB_RESULTS:-$LAB_ROOT/results}
 while (($#)); do
 	case $1 in
@@ -17,14 +21,14 @@ while (($#)); do
 	--cells-only) cells_only=1; shift ;;
 	# sbatch's own options start with --: taken as they are (checked below)
 	--sbatch) (($# >= 2)) || die_usage "matrix: --sbatch needs a value (see ./run.sh help)"; sbatch=$2; shift 2 ;;
-	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm | --seed-base | --verify)
+	--variants | --states | --workloads | --reps | --runtime | --accel | --resume | --run-id | --profile | --jobs | --hosts | --slurm | --seed-base | --verify | --bases)
 		need_value "$@"
 		v=$2
 		case $1 in
 		--variants) variants=$v ;; --states) states=$v ;; --workloads) workloads=$v ;;
 		--reps) reps=$v ;; --runtime) runtime=$v ;; --accel) accel=$v ;; --resume) resume=$v ;;
 		--run-id) run_id=$v ;; --profile) profile=$v ;; --jobs) boot_jobs=$v ;; --hosts) hosts=$v ;;
-		--slurm) slurm=$v ;; --seed-base) seed_base=$v ;; --verify) verify=$v ;;
+		--slurm) slurm=$v ;; --seed-base) seed_base=$v ;; --verify) verify=$v ;; --bases) bases=$v ;;
 		esac
 		shift 2
 		;;
@@ -35,7 +39,7 @@ done
 # LAB_CHECK_ARGS=1, which run.sh uses before setup, nothing else is done)
 [[ -z $boot_jobs ]] || check_number jobs "$boot_jobs"
 [[ -z $run_id ]] || check_name run-id "$run_id"
-case $accel in kvm | tcg | auto) ;; *) die_usage "--accel must be kvm, tcg or auto (got '$accel')" ;; esac
+check_accel "$accel" auto
 [[ -z $seed_base ]] || check_number seed-base "$seed_base"
 [[ -z $seed_base || -z $resume ]] || die_usage "matrix: --seed-base with --resume: a resumed run keeps the seeds in its matrix.conf"
 [[ -z $hosts || -z $slurm ]] || die_usage "matrix: --hosts and --slurm exclude each other"
@@ -68,7 +72,7 @@ lock_run() {
 }
 
 if [[ -n $resume ]]; then
-	[[ -z $variants$states$workloads$reps$runtime$profile$run_id && $quick == 0 ]] ||
+	[[ -z $variants$states$workloads$reps$runtime$profile$run_id$bases && $quick == 0 ]] ||
 		die_usage "matrix --resume RUN takes the run's own matrix.conf: no other option than --jobs and --accel"
 	dir=$(results_dir "$resume")
 	[[ -f $dir/matrix.conf ]] || die_usage "matrix --resume: $dir/matrix.conf not found; give a run id from results/"
@@ -96,6 +100,15 @@ check_list state "$states"
 [[ -z $workloads ]] || check_list workload "$workloads"
 [[ $profile == none ]] || check_list workload "$profile"
 for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
+# --bases (bases= in matrix.conf): each base's ports of the variants' designs
+# and its baseline; without it, the bases of the variants as given
+if [[ -n $bases && -z $resume ]]; then
+	check_bases "$bases"
+	# (which designs have no port on a base is said once, not in the argument check too)
+	if [[ ${LAB_CHECK_ARGS:-0} == 1 ]]; then variants=$(variants_for_bases "$bases" "$variants" 2>/dev/null); else variants=$(variants_for_bases "$bases" "$variants"); fi
+	[[ -n $variants ]] || die_usage "matrix --bases $bases: no variant to run"
+fi
+bases=${bases:-$(bases_of "$variants")}
 for s in ${states//,/ }; do check_state "$s"; done
 for w in ${workloads//,/ }; do check_workload "$w"; done
 [[ $profile == none ]] || for w in ${profile//,/ }; do check_workload "$w"; done
@@ -119,8 +132,8 @@ if [[ -z $resume ]]; then
 	# a failed write (a full disk) removes the claim again: no run dir with
 	# an empty matrix.conf is left to block the run id
 	conf() {
-		printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\nseed_base=%s\n' \
-			"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" "$seed_base"
+		printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=%s\nruntime=%s\naccel=%s\nprofile=%s\nseed_base=%s\nbases=%s\n' \
+			"$variants" "$states" "$workloads" "$reps" "$runtime" "$accel" "$profile" "$seed_base" "$bases"
 	}
 	trap 'rm -rf "$dir"' EXIT
 	save "$dir/matrix.conf" conf
@@ -130,7 +143,7 @@ fi
 # with seed_base + 1000 + r. A rerun with another --seed-base samples new seeds
 # (rerun-check refuses to call two runs with shared seeds independent).
 seed_of() { if [[ $1 == *-aa ]]; then echo $((seed_base + 1000 + $2)); else echo $((seed_base + $2)); fi; }
-log "matrix: run $(basename "$dir") on $accel: variants=$variants states=$states workloads=${workloads:-per state} reps=$reps runtime=${runtime}s profile=$profile seeds=$(seed_of x 1)..$(seed_of x "$reps")"
+log "matrix: run $(basename "$dir") on $accel: bases=$bases variants=$variants states=$states workloads=${workloads:-per state} reps=$reps runtime=${runtime}s profile=$profile seeds=$(seed_of x 1)..$(seed_of x "$reps")"
 
 # state_workloads STATE: the workloads a boot in STATE runs
 state_workloads() {
@@ -154,24 +167,32 @@ profile_for() {
 # results (tests/52-parallel-determinism.sh checks it). There guests run
 # nproc at a time and start as soon as their kernel is built. Under KVM the
 # figures are wall-clock ns that a neighbour would move, so every kernel is
-# built first and one guest runs at a time.
-if [[ $accel == tcg ]]; then
-	boot_jobs=${boot_jobs:-$LAB_JOBS} overlap=1
+# built first and one guest runs at a time, whatever --jobs says: the one
+# real-time path (lib/common.sh accel_realtime), for kvm and tcg-wall alike.
+if accel_realtime "$accel"; then
+	[[ ${boot_jobs:-1} == 1 ]] || log "matrix: --jobs $boot_jobs ignored: under $accel (real time) one guest runs at a time"
+	boot_jobs=1 overlap=0
+	((reps >= 10)) || log "matrix: under $accel (real time) a cell's figure is the median with a bootstrap CI only at --reps 10 or more; at $reps it has the range"
 else
-	boot_jobs=${boot_jobs:-1} overlap=0
+	boot_jobs=${boot_jobs:-$LAB_JOBS} overlap=1
 fi
 
 needs_audit() { state_var "$1" STATE_NEEDS_AUDIT; }
 # a kernel has audit unless its fragment turns it off (check-config.sh makes
 # every fragment option stick), so n/a is known before the kernel is built
 has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
-unit=$([[ $accel == tcg ]] && echo instructions || echo ns)
+unit=$(accel_unit "$accel")
 header="variant,state,workload,rep,seed,accel,status,ops_per_sec,ns_per_op,ns_per_op_unit,clat_p50_ns,clat_p99_ns,wall_secs,raw"
 
-# boots in rep-major order, so a drift over the run spreads over all variants
+# boots in rep-major order, so a drift over the run spreads over all
+# variants; interleaved (lib/common.sh boot_order) under real time: rep r
+# starts the variant list r-1 places on, so no variant is always first
 boots=()
+read -ra vlist <<<"${variants//,/ }"
 for r in $(seq "$reps"); do
-	for v in ${variants//,/ }; do
+	rot=0
+	[[ $(boot_order "$accel") == interleaved ]] && rot=$(((r - 1) % ${#vlist[@]}))
+	for v in "${vlist[@]:rot}" "${vlist[@]:0:rot}"; do
 		for s in ${states//,/ }; do boots+=("$v $s $r"); done
 	done
 done
@@ -184,10 +205,11 @@ mkdir -p "$dir/cells" "$dir/raw"
 if [[ -f $dir/cells.csv ]] && ! compgen -G "$dir/cells/*.csv" >/dev/null; then
 	# rows are data: a row whose variant, state or rep is not a name or a
 	# number of this run (a path, say) stops the resume before any write
-	bad=$(awk -F, -v vs=",$variants," -v ss=",$states," 'NR > 1 && NF == 14 &&
+	bad=$(awk -F, -v vs=",$variants," -v ss=",$states," 'NR > 1 && (NF == 14 || NF == 15) &&
 		!(index(vs, "," $1 ",") && index(ss, "," $2 ",") && $1 ~ /^[a-z0-9][a-z0-9-]*$/ && $2 ~ /^[a-z0-9][a-z0-9-]*$/ && $4 ~ /^[1-9][0-9]*$/) { print NR ": " $0; exit }' "$dir/cells.csv")
 	[[ -z $bad ]] || die "matrix --resume: $dir/cells.csv row $bad: not a cell of this run (variant, state and rep must be the run's names and a number)"
-	awk -F, -v d="$dir/cells" 'NR > 1 && NF == 14 { f = d "/" $1 "." $2 "." $4 ".csv.tmp"; print > f }' "$dir/cells.csv"
+	# (a 15th field is the base column cells_csv adds: not a boot's own)
+	awk -F, -v OFS=, -v d="$dir/cells" 'NR > 1 && (NF == 14 || NF == 15) { NF = 14; f = d "/" $1 "." $2 "." $4 ".csv.tmp"; print > f }' "$dir/cells.csv"
 	for f in "$dir"/cells/*.csv.tmp; do [[ -f $f ]] && mv "$f" "${f%.tmp}"; done
 	log "matrix: $dir has no cells/: rebuilt $(find "$dir/cells" -name '*.csv' | wc -l) boots' cells from cells.csv"
 fi
@@ -235,16 +257,19 @@ for i in "${!boots[@]}"; do
 done
 to_run=$((total - done_before - n_na))
 ((done_before)) && log "matrix: resuming: $done_before of $total boots already done, $((total - done_before)) to run"
-log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time$( ((overlap)) && echo ', booting each kernel as soon as it is built')"
+log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time, $(boot_order "$accel") order$( ((overlap)) && echo ', booting each kernel as soon as it is built')"
 
 # write_run_csvs: cells.csv (and profile.csv) from the per-boot files, in boot
-# order; called after every boot, so a killed run leaves a current cells.csv
+# order; called after every boot, so a killed run leaves a current cells.csv.
+# cells.csv adds a last column, base: the base tree of the row's variant.
+declare -A base_of=()
+for v in ${variants//,/ }; do base_of[$v]=$(variant_base "${v%-aa}"); done
 cells_csv() {
 	local bb bv bs br
-	echo "$header"
+	echo "$header,base"
 	for bb in "${boots[@]}"; do
 		read -r bv bs br <<<"$bb"
-		if [[ -f $dir/cells/$bv.$bs.$br.csv ]]; then cat "$dir/cells/$bv.$bs.$br.csv"; fi
+		if [[ -f $dir/cells/$bv.$bs.$br.csv ]]; then sed "s/\$/,${base_of[$bv]}/" "$dir/cells/$bv.$bs.$br.csv"; fi
 	done
 }
 profile_csv() {

@@ -4,7 +4,8 @@
 # and runs the gnuplot scripts in plots/ on it for a PNG and an SVG next to it:
 #   ops-per-variant-W   ops/s per variant and state, one figure per workload W,
 #                       axis from 0
-#   overhead-W          Δ per op vs nohooks per variant and state on one shared
+#   overhead-W          Δ per op vs the baseline of the variant's base tree
+#                       (nohooks on 6.1) per variant and state on one shared
 #                       axis, intervals drawn, the A/A control's interval as a
 #                       band, values printed
 #   rules-scaling-W     cost per op vs number of syscall rules (linear axis), for
@@ -25,6 +26,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 run="" rules_wl=""
 while (($#)); do
@@ -56,7 +59,12 @@ command -v gnuplot >/dev/null || die "plots: gnuplot not found; install gnuplot-
 
 # --- shared awk: columns by header name, names checked, canonical orders --------
 # shellcheck disable=SC2016 # awk source, expanded by awk
-awk_lib=$(cat "$LAB_ROOT/lib/order.awk")'
+# roles per base tree from the catalog (lib/bases.awk); the catalog is names,
+# digits, dots, spaces and semicolons: safe in an awk string
+awk_lib=$(cat "$LAB_ROOT/lib/order.awk" "$LAB_ROOT/lib/bases.awk")"
+BEGIN { defbase = \"$LAB_DEFAULT_BASE\"; load_catalog(\"$(catalog_rows)\") }"'
+# rbase(): the base tree of the current row (its base column, else the catalog'"'"'s)
+function rbase() { return vbase(f("variant"), ("base" in c) ? $c["base"] : "") }
 function need(name) {
 	if (!(name in c)) {
 		printf "error: %s: no %s column in the header; regenerate it (./run.sh summary RUN)\n", FILENAME, name > "/dev/stderr"
@@ -91,6 +99,8 @@ function order_states(   i, j, t) {
 }
 '
 summary=$dir/summary.csv
+# the baselines of the run'"'"'s base trees, for captions: "nohooks", or "nohooks / nohooks-6-12"
+baselines_label=$(csv_bases "$summary" | while read -r b; do catalog_one_on "$b" baseline; done | paste -sd/ | sed 's|/| / |g')
 sumcols="variant state workload accel n median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct codegen_floor_pct significant estimator interval delta_interval measure"
 
 # workloads in the canonical order (randread-qd128 first, then the others)
@@ -105,7 +115,7 @@ fi
 
 # accelerator label and cost unit: manifest first, then the CSVs
 run_accel_unit "$dir" "$summary" "unknown accel"
-[[ $accel_label =~ ^[A-Za-z0-9\ ._+-]+$ && $unit =~ ^[A-Za-z0-9._+-]+$ ]] ||
+[[ $accel_label =~ ^[A-Za-z0-9\ ._+()-]+$ && $unit =~ ^[A-Za-z0-9._+-]+$ ]] ||
 	die_usage "plots: accel '$accel' or unit '$unit' has odd characters; check manifest.json and cells.csv"
 
 refuse_links "$dir"
@@ -211,20 +221,20 @@ bars_csv() {
 }
 
 # delta_csv WORKLOAD: cluster,state,variant,delta,ci_lo,ci_hi,aa_lo,aa_hi for
-# every variant but nohooks; aa_lo/aa_hi = the A/A control's Δ interval in that
-# state (NaN without one): the band of what seed noise alone gives
+# every variant but the baselines; aa_lo/aa_hi = the A/A control's Δ interval
+# in that state and base tree (NaN without one): what seed noise alone gives
 delta_csv() {
 	awk -F, -v wl="$1" "$awk_lib"'
 		FNR == 1 { delete c; header("'"$sumcols"' delta_ns_per_op delta_ci_lo delta_ci_hi"); next }
 		{ check_row() }
 		f("workload") != wl { next }
-		NR == FNR { if (f("variant") == "nohooks-aa") { alo[f("state")] = f("delta_ci_lo"); ahi[f("state")] = f("delta_ci_hi") } next }
-		f("variant") == "nohooks" || f("delta_ns_per_op") == "" { next }
+		NR == FNR { if (CR[f("variant")] == "seed-control") { alo[rbase(), f("state")] = f("delta_ci_lo"); ahi[rbase(), f("state")] = f("delta_ci_hi") } next }
+		f("variant") == BL[rbase()] || f("delta_ns_per_op") == "" { next }
 		{
-			s2 = f("state")
+			s2 = f("state"); b2 = rbase()
 			if (!(s2 in have)) { have[s2] = 1; st[nst++] = s2 }
 			line[n + 0] = f("variant") "," f("delta_ns_per_op") "," num(f("delta_ci_lo")) "," num(f("delta_ci_hi")) "," \
-				num(alo[s2]) "," num(ahi[s2])
+				num(alo[b2, s2]) "," num(ahi[b2, s2])
 			lst[n++] = s2
 		}
 		END {
@@ -254,17 +264,17 @@ for w in $workloads; do
 			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; $lbl"
 	fi
 
-	# --- Δ per op vs nohooks, one shared axis, the A/A band ---
+	# --- Δ per op vs the baseline of each base tree, one shared axis, the A/A band ---
 	base=overhead-$w
 	delta_csv "$w" >"$stage/$base.csv"
 	if (($(rows_of "$stage/$base.csv") == 0)); then
-		log "plots: skip $base: no Δ values for $w (needs nohooks and another variant with ok cells in the same state)"
+		log "plots: skip $base: no Δ values for $w (needs a baseline and another variant of its base with ok cells in the same state)"
 		rm -f "$stage/$base.csv"
 	else
 		has_aa=$(awk -F, 'NR > 1 && $7 != "NaN" { print 1; exit }' "$stage/$base.csv")
-		[[ -n $has_aa ]] || log "plots: $base: no A/A control (nohooks-aa) for $w; drawn without the seed-noise band"
+		[[ -n $has_aa ]] || log "plots: $base: no A/A control for $w; drawn without the seed-noise band"
 		lbl=$(labels "$w")
-		draw overhead "$base" "Δ per op vs nohooks, $w (one axis)" \
+		draw overhead "$base" "Δ per op vs $baselines_label, $w (one axis)" \
 			"variants='$(variants_of "$stage/$base.csv" variant)'; workload='$w'; has_aa=${has_aa:-0}; width=1200; height=640; $lbl"
 	fi
 done
@@ -316,7 +326,7 @@ base=skipped-audited
 awk -F, "$awk_lib"'
 	FNR == 1 { header("'"$sumcols delta_ns_per_op delta_ci_lo delta_ci_hi"'"); next }
 	f("state") == "idle" && (f("workload") == "bench-nop" || f("workload") == "bench-openclose") && f("delta_ns_per_op") != "" {
-		v = f("variant"); if (v ~ /^nohooks/ || v == "noaudit") next
+		v = f("variant"); if (CR[v] ~ /^(baseline|seed-control|codegen-control|config-floor)$/) next
 		if (!(v in seen)) { seen[v] = 1; order[n++] = v }
 		w = f("workload") == "bench-nop" ? "s" : "a"
 		d[v, w] = f("delta_ns_per_op") "," num(f("delta_ci_lo")) "," num(f("delta_ci_hi"))

@@ -12,6 +12,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 mode="print" run=""
 while (($#)); do
@@ -47,7 +49,8 @@ block() {
 	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))), \(.matrix.variants | length) variants."' "$dir/manifest.json"
 	echo
 	# shellcheck disable=SC2016 # awk source
-	awk -F, '
+	awk -F, -v catalog="$(catalog_rows)" -v defbase="$LAB_DEFAULT_BASE" "$(cat "$LAB_ROOT/lib/bases.awk")"'
+		BEGIN { load_catalog(catalog) }
 		FNR == 1 { file++; delete c; for (i = 1; i <= NF; i++) c[$i] = i; next }
 		file == 1 {
 			st = $c["status"]; n[st]++
@@ -65,7 +68,7 @@ block() {
 			d[k] = $c["delta_ns_per_op"]; sig[k] = $c["significant"]; ops[k] = $c["median_ops_per_sec"]; ns[k] = $c["median_ns_per_op"]
 			meth[k] = $c["method"]; dev[k] = $c["measure"] == "device-time"
 			if ($c["fdr"] != "") { fdr = $c["fdr"]; fam++; if ($c["significant"] == "yes") disc++; if ($c["method"] == "exact") ex++ }
-			if ($c["variant"] ~ /^nohooks-(aa|codegen)$/ && $c["significant"] == "yes") ctl = ctl (ctl == "" ? "" : ", ") $c["variant"] "/" $c["state"] "/" $c["workload"]
+			if (is_control($c["variant"]) && $c["significant"] == "yes") ctl = ctl (ctl == "" ? "" : ", ") $c["variant"] "/" $c["state"] "/" $c["workload"]
 			next
 		}
 		file == 3 {
@@ -95,14 +98,19 @@ block() {
 			print ""
 			print "| design | skipped op (NOP): off / idle / 1 syscall rule | audited op (OPENAT/CLOSE): off / idle / io_uring rule, miss | per syscall rule | per emitted record |"
 			print "|---|---|---|---:|---:|"
+			# a row per design and base tree of the run (its port there, lib/bases.awk)
 			nd = split("upstream static-key rfc rfc-placement", D, " ")
-			for (j = 1; j <= nd; j++) {
-				v = D[j]
+			for (v in d) { split(v, p, SUBSEP); if (!(p[1] in CB)) continue; bb = CB[p[1]]; if (!(bb in bseen)) { bseen[bb] = 1; RBS[++nrb] = bb } }
+			for (i = 2; i <= nrb; i++) for (j = i; j > 1 && vless(RBS[j], RBS[j - 1]); j--) { t = RBS[j]; RBS[j] = RBS[j - 1]; RBS[j - 1] = t }
+			for (x = 1; x <= nrb * nd; x++) {
+				bb = RBS[int((x - 1) / nd) + 1]; j = (x - 1) % nd + 1; v = ""
+				for (u in CD) if (CD[u] == D[j] && CB[u] == bb && CR[u] != "seed-control") v = u
+				if (v == "") continue
 				r1 = v SUBSEP "syscall-1" SUBSEP "bench-openclose"; r100 = v SUBSEP "syscall-100" SUBSEP "bench-openclose"
 				hm = v SUBSEP "uring-hit" SUBSEP "bench-openclose"; mm = v SUBSEP "uring-miss" SUBSEP "bench-openclose"
 				pr = (r1 in d && r100 in d && d[r1] != "" && d[r100] != "") ? sprintf("%.1f", (d[r100] - d[r1]) / 99) : "—"
 				pc = (hm in d && mm in d && d[hm] != "" && d[mm] != "") ? "+" thou(d[hm] - d[mm]) : "—"
-				printf "| %s | %s / %s / %s | %s / %s / %s | %s | %s |\n", v, cell(v, "off", "bench-nop"), cell(v, "idle", "bench-nop"), cell(v, "syscall-1", "bench-nop"), \
+				printf "| %s | %s / %s / %s | %s / %s / %s | %s | %s |\n", v (nrb > 1 ? " (" bb ")" : ""), cell(v, "off", "bench-nop"), cell(v, "idle", "bench-nop"), cell(v, "syscall-1", "bench-nop"), \
 					cell(v, "off", "bench-openclose"), cell(v, "idle", "bench-openclose"), cell(v, "uring-miss", "bench-openclose"), pr, pc
 			}
 			print ""

@@ -1,18 +1,36 @@
 #!/bin/bash
 # report-attribution.sh RUN_DIR: the report's per-function section from
 # RUN_DIR/attribution.csv (scripts/attribute.sh): for each workload and state,
-# the kernel symbols whose instructions/op differ from the nohooks baseline by
+# the kernel symbols whose instructions/op differ from the baseline of the
+# variant's own base tree (catalog role=baseline; a table per base tree) by
 # at least LAB_ATTRIB_MIN (default 0.5) in some variant, each variant's Δ and
 # its calls/op, and the sum of Δ over all symbols. Prints markdown to stdout;
 # prints nothing when the run has no attribution.csv.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1)) || die_usage "usage: report-attribution.sh RUN_DIR"
 csv=$1/attribution.csv
 [[ -f $csv ]] || exit 0
-base=${LAB_ATTRIB_BASE:-nohooks} min=${LAB_ATTRIB_MIN:-0.5}
+min=${LAB_ATTRIB_MIN:-0.5}
+# baseline_of VARIANT: the baseline of VARIANT's base tree (empty for a
+# variant the catalog does not know)
+declare -A bl_of=()
+baseline_of() {
+	local v=${1%-aa}
+	if [[ -z ${bl_of[$v]+x} ]]; then
+		bl_of[$v]=""
+		[[ ! -f $(variants_dir)/$v/series ]] || bl_of[$v]=$(catalog_one_on "$(variant_base "$v")" baseline)
+	fi
+	echo "${bl_of[$v]}"
+}
+# the baselines of the run's base trees, for the prose: "nohooks" or "nohooks` / `nohooks-6-12"
+base=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "variant") k = i; next } { print $k }' "$csv" | sort -u |
+	while read -r v; do baseline_of "$v"; done | grep . | sort -u | paste -sd/ || true)
+base=${base//\//\` \/ \`}
 
 echo "## Per-function cost (QEMU plugin attribution, tcg-icount)"
 echo
@@ -22,13 +40,16 @@ echo "attribution boots with nokaslr and seed 1). Δ is against \`$base\`; cells
 echo "(calls/op). Rows: symbols with |Δ| ≥ $min in some variant; \"Σ all symbols\" sums every symbol"
 echo "including those not shown. [user] is user space."
 echo
-awk -F, -v base="$base" -v min="$min" '
+awk -F, -v catalog="$(catalog_rows)" -v defbase="$LAB_DEFAULT_BASE" -v min="$min" "$(cat "$LAB_ROOT/lib/bases.awk")"'
+	BEGIN { load_catalog(catalog) }
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	{
 		v = $c["variant"]; s = $c["state"]; w = $c["workload"]; sym = $c["symbol"]
-		k = w SUBSEP s
+		# a table per workload, state and base tree: Δs against that base'"'"'s baseline
+		b = vbase(v, ""); k = w SUBSEP s SUBSEP b
+		if (!(b in nbs)) nbs[b] = nb++
 		if (!(k in seenk)) { seenk[k] = 1; K[nk++] = k }
-		if (v != base && !((k, v) in seenv)) { seenv[k, v] = 1; V[k, nv[k]++] = v }
+		if (v != BL[b] && !((k, v) in seenv)) { seenv[k, v] = 1; V[k, nv[k]++] = v }
 		if (sym == "[total]") { tot[k, v] = $c["instructions_per_op"]; havetot[k, v] = 1; next }
 		if (!((k, sym) in seens)) { seens[k, sym] = 1; S[k, ns[k]++] = sym }
 		ins[k, v, sym] = $c["instructions_per_op"]; calls[k, v, sym] = $c["calls_per_op"]
@@ -37,8 +58,8 @@ awk -F, -v base="$base" -v min="$min" '
 	function abs(x) { return x < 0 ? -x : x }
 	END {
 		for (i = 0; i < nk; i++) {
-			k = K[i]; split(k, p, SUBSEP)
-			printf "### %s, state %s\n\n", p[1], p[2]
+			k = K[i]; split(k, p, SUBSEP); base = BL[p[3]]
+			printf "### %s, state %s%s\n\n", p[1], p[2], (nb > 1 ? ", linux-source-" p[3] : "")
 			if (!((k, base) in havetot)) { printf "(no %s attribution in this cell)\n\n", base; continue }
 			line = "| symbol | " base " instr/op |"; sep = "|---|---:|"
 			for (j = 0; j < nv[k]; j++) { line = line " " V[k, j] " Δ (calls/op) |"; sep = sep "---:|" }
@@ -90,8 +111,9 @@ for fn in $fns; do
 		name=${f##*/} name=${name%.txt}
 		[[ ${name##*.} == "$fn" ]] || continue
 		IFS=. read -r v s w _ <<<"$name"
-		[[ $v != "$base" && -f $paths/$base.$s.$w.$fn.txt ]] || continue
-		d=$(path_diff "$paths/$base.$s.$w.$fn.txt" "$f")
+		bl=$(baseline_of "$v")
+		[[ -n $bl && $v != "$bl" && -f $paths/$bl.$s.$w.$fn.txt ]] || continue
+		d=$(path_diff "$paths/$bl.$s.$w.$fn.txt" "$f")
 		sumline=$(tail -1 <<<"$d")
 		if [[ $sumline =~ ^\#\ diff:\ ([0-9]+)\ .*\(\+([0-9.]+)/op\),\ ([0-9]+)\ .*\(-([0-9.]+)/op\):\ net\ ([-+0-9.]+)/op$ ]]; then
 			na=${BASH_REMATCH[1]} add=${BASH_REMATCH[2]} nd=${BASH_REMATCH[3]} del=${BASH_REMATCH[4]} net=${BASH_REMATCH[5]}

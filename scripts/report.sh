@@ -18,14 +18,8 @@ set -euo pipefail
 # shellcheck source=../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
-# the roles come from the variant catalog (kernel/variants/*/meta)
-base_variant=$(catalog_one baseline)
-aa_variant=$(seed_control_of "$base_variant") codegen_variant=$(catalog_one codegen-control)
-# kernels that do not audit io_uring at all: measured for reference
-baselines=$(variants_with baseline config-floor | paste -sd' ')
 # the labels of the artefacts (issue 14): the config floor is another kernel
 # configuration, and device-time workloads count spin, not hooks
-noaudit_variant=$(catalog_one config-floor)
 noaudit_note="a different kernel configuration: whole-kernel codegen changes; a floor, not a baseline"
 devtime_note="not a hook-cost measure (per-op count includes device-time spin)"
 headline_workloads="randread-qd128 bench-nop"
@@ -46,6 +40,27 @@ if [[ -f $manifest ]] && ! jq -e . "$manifest" >/dev/null 2>&1; then
 	die_usage "report: results/$run/manifest.json is not valid JSON; regenerate it with scripts/manifest.sh"
 fi
 
+# the roles come from the variant catalog (kernel/variants/*/meta), per base
+# tree (summary.csv's base column; none: the default base): each row's Δ is
+# against its own base's baseline (lib/bases.awk). The names in the prose are
+# the one base's, or each base's joined by "` / `" on several.
+catalog=$(catalog_rows)
+run_bases=$(csv_bases "$summary" | paste -sd' ')
+# names_on FUNC [ARGS]: FUNC BASE ARGS for each base of the run, joined by "` / `"
+names_on() {
+	local b n names=""
+	for b in $run_bases; do
+		n=$("$1" "$b" "${@:2}")
+		[[ -z $n ]] || names+="${names:+\` / \`}$n"
+	done
+	echo "$names"
+}
+aa_on() { seed_control_of "$(catalog_one_on "$1" baseline)"; }
+base_variant=$(names_on catalog_one_on baseline)
+aa_variant=$(names_on aa_on)
+codegen_variant=$(names_on catalog_one_on codegen-control)
+noaudit_variant=$(names_on catalog_one_on config-floor)
+
 # accelerator and cost unit: the manifest first, then the CSVs
 run_accel_unit "$dir" "$summary" "unknown accelerator"
 unit_meaning=""
@@ -53,9 +68,10 @@ unit_meaning=""
 if [[ -z $unit_meaning ]]; then
 	if [[ $unit == instructions ]]; then
 		unit_meaning="guest ns under TCG icount shift=0, where 1 guest ns = 1 executed guest instruction"
-	else
-		unit_meaning="guest wall-clock ns"
+	elif [[ -n $accel ]]; then
+		unit_meaning=$(accel_unit_meaning "$accel")
 	fi
+	unit_meaning=${unit_meaning:-guest wall-clock ns}
 fi
 
 # --- shared awk: columns by header name, canonical orders, number formats -------
@@ -100,7 +116,13 @@ function sfmt(x, p,   s) {
 	return s
 }
 function ci(lo, hi, p) { return (lo == "" || hi == "") ? "" : " [" fmt(lo, p) ", " fmt(hi, p) "]" }
-function is_baseline(v) { return index(" " baselines " ", " " v " ") > 0 }
+# roles from the catalog (lib/bases.awk): kernels that do not audit io_uring
+# (a baseline, a config floor); the baseline of v'"'"'s own base tree
+function is_baseline(v) { return CR[v] == "baseline" || CR[v] == "config-floor" }
+function is_base(v) { return v == BL[RB[v]] }
+function is_aa(v) { return CR[v] == "seed-control" }
+function is_cg(v) { return CR[v] == "codegen-control" }
+function is_floor(v) { return CR[v] == "config-floor" }
 # load_summary(): the row of each (variant, state, workload) in S[key, column],
 # variants in first-appearance order V[0..nv-1], states ST[], workloads WL[]
 function load_summary(   k, i, n, a) {
@@ -112,6 +134,7 @@ function load_summary(   k, i, n, a) {
 	n = split(sumcols, a, " ")
 	for (i = 1; i <= n; i++) S[k, a[i]] = f(a[i])
 	if (!(f("variant") in vseen)) { vseen[f("variant")] = 1; V[nv++] = f("variant") }
+	RB[f("variant")] = vbase(f("variant"), f("base"))
 	if (!(f("state") in sseen)) { sseen[f("state")] = 1; ST[nst++] = f("state") }
 	if (!(f("workload") in wseen)) { wseen[f("workload")] = 1; WL[nwl++] = f("workload") }
 	if (!((f("state"), f("workload")) in pseen)) { pseen[f("state"), f("workload")] = 1 }
@@ -158,7 +181,7 @@ function has_estimator(e,   i) {
 }
 function is_devtime(k) { return S[k, "measure"] == "device-time" }
 # starred: significant per labstat, and never an artefact
-function starred(v, k) { return S[k, "significant"] == "yes" && !is_devtime(k) && v != noaudit }
+function starred(v, k) { return S[k, "significant"] == "yes" && !is_devtime(k) && !is_floor(v) }
 '
 sumcols="variant state workload accel n failed na median_ops_per_sec ops_ci_lo ops_ci_hi median_ns_per_op ns_ci_lo ns_ci_hi delta_ns_per_op delta_ci_lo delta_ci_hi overhead_pct overhead_ci_lo overhead_ci_hi aa_floor_pct codegen_floor_pct significant estimator interval delta_interval measure method p_value q_value fdr delta_coverage"
 
@@ -169,9 +192,9 @@ summary_awk() {
 	shift
 	awk -F, -v sumcols="$sumcols" -v base="$base_variant" -v aa="$aa_variant" -v cg="$codegen_variant" \
 		-v noaudit="$noaudit_variant" -v noaudit_note="$noaudit_note" -v devtime_note="$devtime_note" \
-		-v baselines="$baselines" -v unit="$unit" -v hw="$headline_workloads" \
+		-v catalog="$catalog" -v defbase="$LAB_DEFAULT_BASE" -v run_bases="$run_bases" -v unit="$unit" -v hw="$headline_workloads" \
 		-v hs="$headline_states" -v run="$run" \
-		"$awk_lib"'FILENAME == ARGV[1] { load_summary(); next }'"$prog" "$summary" "$@"
+		"$(cat "$LAB_ROOT/lib/bases.awk")$awk_lib"'BEGIN { load_catalog(catalog) } FILENAME == ARGV[1] { load_summary(); next }'"$prog" "$summary" "$@"
 }
 
 # --- noise and significance: the rule, the controls ---------------------------------
@@ -200,44 +223,59 @@ noise_floor() {
 			if (S[k, "method"] == "exact") nex++; else nrs++
 			if (S[k, "significant"] == "yes") { disc++; if (S[k, "method"] == "exact") dex++ }
 			split(k, p, SUBSEP)
-			if ((p[1] == aa || p[1] == cg) && S[k, "significant"] == "yes") bad_ctl = bad_ctl (bad_ctl == "" ? "" : ", ") p[1] "/" p[2] "/" p[3] " (" pq(k) ")"
+			if (is_control(p[1]) && S[k, "significant"] == "yes") bad_ctl = bad_ctl (bad_ctl == "" ? "" : ", ") p[1] "/" p[2] "/" p[3] " (" pq(k) ")"
 		}
 		print "How a change versus `" base "` is judged (`labstat -h`):"
-		print "- **exact** cells: every seed of both sides within 0.01 " unit "/op (tcg-icount repeats a boot bit for bit). The Δ is"
-		print "  exact; it counts when |Δ| ≥ 0.01. No test: there is no seed noise to test against."
+		if (unit == "instructions") {
+			print "- **exact** cells: every seed of both sides within 0.01 " unit "/op (tcg-icount repeats a boot bit for bit). The Δ is"
+			print "  exact; it counts when |Δ| ≥ 0.01. No test: there is no seed noise to test against."
+		} else {
+			print "- **exact** cells: none. This run is real time (" unit "/op of wall clock): every cell is noisy, its figure the median"
+			print "  with a 95% bootstrap CI at n ≥ 10 (the range below), and every change is tested as below."
+		}
 		print "- **noisy** cells (fio, openclose, ...): the two-sided rank-sum (Wilcoxon-Mann-Whitney) test on the per-seed values, its"
 		print "  exact permutation p-value, and the Hodges-Lehmann shift with its distribution-free interval; the coverage that"
 		print "  interval reaches is in each row (`delta_interval`). The base sample is `" base "` pooled with `" aa "` (the same kernel,"
 		print "  other seeds): at 3 seeds a side the smallest possible p is 0.1, at 3 against 6 it is 2/84 = 0.024, reached only when"
 		print "  every seed of the variant lies beyond every seed of the base."
-		print "- **Benjamini-Hochberg** over all " fam " hook-cost cells (" nex " exact, entering with p = 0 or 1; " nrs " tested): a cell is"
+		print "- **Benjamini-Hochberg** over all " fam + 0 " hook-cost cells (" nex + 0 " exact, entering with p = 0 or 1; " nrs + 0 " tested): a cell is"
 		print "  significant when its q ≤ " q ", so at most " q " of the significant cells are expected to be false discoveries."
-		print "  " disc " are significant (" dex " exact, " disc - dex " tested). Device-time workloads are never judged: " devtime_note "."
+		print "  " disc + 0 " are significant (" dex + 0 " exact, " disc - dex " tested). Device-time workloads are never judged: " devtime_note "."
 		print "- A cell whose `" aa "` row is itself significant is not significant: the base does not repeat under other seeds there."
 		print ""
 		print "The controls are tested like every other cell. `" aa "` is `" base "` under other seeds (tested against `" base "` alone);"
-		print "`" cg "` is `" base "` plus 2,000 bytes of uncalled text. Under icount, moving uncalled code cannot change an"
-		print "instruction count, so `" cg "` measures seed noise again, not code generation: it is no floor. Code-generation"
-		print "effects that do exist (register allocation inside `io_issue_sqe`) are part of each design'"'"'s Δ and are traced per"
-		print "instruction in the attribution section."
+		if (unit == "instructions") {
+			print "`" cg "` is `" base "` plus 2,000 bytes of uncalled text. Under icount, moving uncalled code cannot change an"
+			print "instruction count, so `" cg "` measures seed noise again, not code generation: it is no floor. Code-generation"
+			print "effects that do exist (register allocation inside `io_issue_sqe`) are part of each design'"'"'s Δ and are traced per"
+			print "instruction in the attribution section."
+		} else {
+			print "`" cg "` is `" base "` plus 2,000 bytes of uncalled text: in real time it can move the figure through cache and"
+			print "branch layout, so here it is a codegen control as well as a second seed control."
+		}
 		print ""
 		if (bad_ctl != "") {
 			print "> **WARNING: control cells significant:** " bad_ctl ". At 3 seeds a noisy verdict rests on one ordering of"
 			print "> 9 values; a control at the smallest possible p says how fragile that is. Rerun with more seeds (`--reps`)."
 			print ""
 		}
-		print "| state | workload | " aa " Δ " unit "/op [interval] | test | verdict | " cg " Δ [interval] | test | verdict |"
-		print "|---|---|---|---|---|---|---|---|"
-		for (i = 0; i < nwl; i++)
-			for (j = 0; j < nst; j++) {
-				p2 = ST[j] SUBSEP WL[i]
-				if (!(p2 in pseen)) continue
-				k = aa SUBSEP p2; kc = cg SUBSEP p2
-				if (!(k in have) && !(kc in have)) { missing = missing (missing == "" ? "" : ", ") ST[j] "/" WL[i]; continue }
-				print "| " ST[j] " | " WL[i] " | " ctl(k) " | " ctl(kc) " |"
-				nr++
-			}
-		print ""
+		# one table per base tree: its own A/A and codegen controls
+		nb = split(run_bases, RBS, " ")
+		for (b = 1; b <= nb; b++) {
+			if (nb > 1) { print "On " RBS[b] ":"; print "" }
+			print "| state | workload | " AA[RBS[b]] " Δ " unit "/op [interval] | test | verdict | " CG[RBS[b]] " Δ [interval] | test | verdict |"
+			print "|---|---|---|---|---|---|---|---|"
+			for (i = 0; i < nwl; i++)
+				for (j = 0; j < nst; j++) {
+					p2 = ST[j] SUBSEP WL[i]
+					if (!(p2 in pseen)) continue
+					k = AA[RBS[b]] SUBSEP p2; kc = CG[RBS[b]] SUBSEP p2
+					if (!(k in have) && !(kc in have)) { missing = missing (missing == "" ? "" : ", ") (nb > 1 ? RBS[b] "/" : "") ST[j] "/" WL[i]; continue }
+					print "| " ST[j] " | " WL[i] " | " ctl(k) " | " ctl(kc) " |"
+					nr++
+				}
+			print ""
+		}
 		if (!nr) {
 			print "> **WARNING: this run has no A/A control** (`" aa "`, `" cg "`): the base is not pooled and nothing checks the test."
 			print ""
@@ -257,14 +295,14 @@ verdicts() {
 	function verdict(v, s, w,   k, o, lo, hi, sig, fa, fc, m, line, lbl) {
 		k = v SUBSEP s SUBSEP w
 		if (!(k in have)) return v ": not measured per " w " op with audit " s
-		if (v == base)
+		if (is_base(v))
 			return v ": baseline — does not audit io_uring; " fmt(S[k, "median_ns_per_op"], 1) " " unit "/op" \
 				ci(S[k, "ns_ci_lo"], S[k, "ns_ci_hi"], 1) " per " w " op with audit " s "; " fig_label(k, 0)
 		if (S[k, "n"] == 0)
 			return v ": no data per " w " op with audit " s " (" S[k, "failed"] " failed, " S[k, "na"] " n/a cells" \
 				(S[k, "na"] > 0 && S[k, "failed"] == 0 ? ": the kernel cannot run this state" : "") ")"
 		o = S[k, "overhead_pct"]; lo = S[k, "overhead_ci_lo"]; hi = S[k, "overhead_ci_hi"]
-		if (o == "") return v ": no overhead per " w " op with audit " s " (no " base " cells to compare with)"
+		if (o == "") return v ": no overhead per " w " op with audit " s " (no " (RB[v] in BL ? BL[RB[v]] : "baseline") " cells to compare with)"
 		# what the figure and its interval are, from the row
 		lbl = est_word(k, 0) " over seeds"
 		if (S[k, "delta_interval"] != "" && S[k, "delta_interval"] !~ /^none/) lbl = lbl ", " S[k, "delta_interval"]
@@ -273,13 +311,13 @@ verdicts() {
 		t = S[k, "method"] == "exact" ? "exact Δ " sfmt(S[k, "delta_ns_per_op"], 3) " " unit "/op" : \
 			S[k, "p_value"] != "" ? "p " S[k, "p_value"] (S[k, "q_value"] != "" ? ", q " S[k, "q_value"] : "") : ""
 		if (is_devtime(k)) line = line " — " devtime_note
-		else if (v == aa) line = line " (A/A control, " t ": " (sig == "yes" ? "SIGNIFICANT: the base does not repeat under other seeds" : "n.s.") ")"
-		else if (v == cg) line = line " (codegen control, " t ": " (sig == "yes" ? "SIGNIFICANT" : "n.s.") ")"
-		else if (sig == "yes") line = line (v == noaudit ? " (differs from " base ", " t ")" : " (significant, " t ")")
+		else if (is_aa(v)) line = line " (A/A control, " t ": " (sig == "yes" ? "SIGNIFICANT: the base does not repeat under other seeds" : "n.s.") ")"
+		else if (is_cg(v)) line = line " (codegen control, " t ": " (sig == "yes" ? "SIGNIFICANT" : "n.s.") ")"
+		else if (sig == "yes") line = line (is_floor(v) ? " (differs from " BL[RB[v]] ", " t ")" : " (significant, " t ")")
 		else if (sig == "no" && S[k, "method"] == "exact") line = line " (n.s.: " t ", below the 0.01 resolution)"
 		else if (sig == "no") line = line " (n.s., " t ")"
 		else line = line " (not judged: one seed on a side)"
-		if (v == noaudit) line = line " — " noaudit_note
+		if (is_floor(v)) line = line " — " noaudit_note
 		else if (is_baseline(v)) line = line " — baseline — does not audit io_uring"
 		return line
 	}
@@ -349,7 +387,9 @@ summary_table() {
 		print "`*` = significant at the run'"'"'s false discovery rate (exact Δ ≥ 0.01, or rank-sum q ≤ fdr; see Noise and significance); never on a"
 		print "device-time workload, which is " devtime_note ", nor on `" noaudit "`, which is " noaudit_note "."
 		print ""
-		print "| variant | state | workload | n | ops/s [" iv "] | " unit "/op [" iv "] | Δ " unit "/op vs " base " [" dv "] | overhead % [" dv "] | sig | note |"
+		# (several bases: "nohooks / nohooks-6-12", each row against its own base'"'"'s)
+		bplain = base; gsub(/` \/ `/, " / ", bplain)
+		print "| variant | state | workload | n | ops/s [" iv "] | " unit "/op [" iv "] | Δ " unit "/op vs " bplain " [" dv "] | overhead % [" dv "] | sig | note |"
 		print "|---|---|---|---:|---:|---:|---:|---:|:---:|---|"
 		for (i = 0; i < nwl; i++)
 			for (j = 0; j < nst; j++)
@@ -359,10 +399,10 @@ summary_table() {
 					n = S[k, "n"]
 					if (S[k, "failed"] > 0) n = n " (" S[k, "failed"] " failed)"
 					if (S[k, "na"] > 0) n = n " (" S[k, "na"] " n/a)"
-					note = V[x] == noaudit ? noaudit_note : is_baseline(V[x]) ? "baseline — does not audit io_uring" : \
-						V[x] == aa ? "A/A control (base kernel, other seeds)" : V[x] == cg ? "codegen control (uncalled text)" : ""
+					note = is_floor(V[x]) ? noaudit_note : is_baseline(V[x]) ? "baseline — does not audit io_uring" : \
+						is_aa(V[x]) ? "A/A control (base kernel, other seeds)" : is_cg(V[x]) ? "codegen control (uncalled text)" : ""
 					if (is_devtime(k)) note = note (note == "" ? "" : "; ") devtime_note
-					ovh = V[x] == base ? "—" : S[k, "overhead_pct"] == "" ? "—" : \
+					ovh = is_base(V[x]) ? "—" : S[k, "overhead_pct"] == "" ? "—" : \
 						sfmt(S[k, "overhead_pct"], 2) ci(S[k, "overhead_ci_lo"], S[k, "overhead_ci_hi"], 2)
 					dl = S[k, "delta_ns_per_op"] == "" ? "—" : sfmt(S[k, "delta_ns_per_op"], 1) ci(S[k, "delta_ci_lo"], S[k, "delta_ci_hi"], 1)
 					printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", V[x], ST[j], WL[i], n,
@@ -563,7 +603,7 @@ cells_file=()
 out=$dir/report.md
 refuse_links "$dir"
 report_md() {
-	echo "# io_uring audit hook cost: run $run ($accel_label)"
+	echo "# io_uring audit hook cost: run $run, $accel_label"
 	echo
 	echo "Accelerator **$accel_label**; cost per op in **$unit/op** ($unit_meaning)$([[ $unit == instructions ]] && echo "; ops/s are per guest second, 10^9 instructions")."
 	echo "Generated by \`scripts/report.sh $run\` from summary.csv$([[ -f $manifest ]] && echo ", manifest.json")$([[ -f $dir/cells.csv ]] && echo ", cells.csv")$([[ -f $dir/profile.csv ]] && echo ", profile.csv")."

@@ -16,6 +16,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 usage="usage: rerun-check.sh [--tol X] [--out FILE] [--same-seeds] RUN_A RUN_B"
 tol=0.1 out="" same_seeds=0 runs=()
@@ -63,11 +65,17 @@ else
 	seednote="disjoint seeds: A $(range "$seeds_a"), B $(range "$seeds_b")"
 fi
 
+# the control variants (each base tree's A/A and codegen control), from the catalog
+controls=$(sort -u -V <(csv_bases "$da/summary.csv") <(csv_bases "$db/summary.csv") | while read -r b; do
+	bl=$(catalog_one_on "$b" baseline)
+	[[ -z $bl ]] || seed_control_of "$bl"
+	catalog_one_on "$b" codegen-control
+done | grep . | paste -sd' ' || true)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
 # shellcheck disable=SC2016 # awk source
-awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" -v seednote="$seednote" '
+awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" -v seednote="$seednote" -v controls="$controls" '
 	function abs(x) { return x < 0 ? -x : x }
 	function inside(x, lo, hi) { return lo != "" && hi != "" && x + 0 >= lo - 1e-9 && x + 0 <= hi + 1e-9 }
 	FNR == 1 {
@@ -83,7 +91,7 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 		if ($c["delta_ns_per_op"] == "") next
 		D[file, k] = $c["delta_ns_per_op"]; SIG[file, k] = $c["significant"]; M[k] = $c["measure"]
 		LO[file, k] = $c["delta_ci_lo"]; HI[file, k] = $c["delta_ci_hi"]; ME[file, k] = $c["method"]; CV[file, k] = $c["delta_coverage"]
-		if ($c["variant"] ~ /^nohooks-(aa|codegen)$/ && $c["significant"] == "yes") ctl[file] = ctl[file] " " $c["variant"] "/" $c["state"] "/" $c["workload"]
+		if (index(" " controls " ", " " $c["variant"] " ") && $c["significant"] == "yes") ctl[file] = ctl[file] " " $c["variant"] "/" $c["state"] "/" $c["workload"]
 		if (file == 1) K[nk++] = k
 	}
 	END {
@@ -121,7 +129,8 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 		}
 		print "  (an interval for the shift covers the true shift at its stated rate; the other run'"'"'s estimate has its own noise, so it falls inside less often)"
 		print ""
-		printf "control cells (nohooks-aa, nohooks-codegen) significant: A %s; B %s\n", ctl[1] == "" ? "none" : substr(ctl[1], 2), ctl[2] == "" ? "none" : substr(ctl[2], 2)
+		cl = controls; gsub(/ /, ", ", cl)
+		printf "control cells (%s) significant: A %s; B %s\n", cl, ctl[1] == "" ? "none" : substr(ctl[1], 2), ctl[2] == "" ? "none" : substr(ctl[2], 2)
 		print ""
 		print "Δ within tolerance, per workload:"
 		for (i = 0; i < nwl; i++) { split(W[i], q, SUBSEP); printf "  %-20s %-11s %d of %d\n", q[1], q[2], wok[W[i]], nw[W[i]] }

@@ -4,7 +4,9 @@
 # exact delta; noisy cells the rank-sum test, the Hodges-Lehmann shift and its
 # interval, against nohooks pooled with the A/A control nohooks-aa;
 # Benjamini-Hochberg over all hook-cost cells (labstat -h); device-time
-# workloads are never starred.
+# workloads are never starred. Each base tree (cells.csv's base column; a run
+# without one is on the default base) has its own baseline, A/A control and
+# codegen control: a Δ is only taken within one base (labstat -B B=V,...).
 # Summaries are never edited by hand: this is the only writer.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
@@ -23,13 +25,12 @@ refuse_links "$dir"
 # current), a write that fails for want of space leaves it as it was
 tmp=$(mktemp "$dir/.summary.csv.XXXXXX") || die "summary: cannot create a file in $dir$(df_free "$dir")"
 trap 'rm -f "$tmp"' EXIT
-# the baseline, its seed control and the codegen control come from the catalog
-base=$(catalog_one baseline)
+# the baseline, its seed control and the codegen control of each base tree
+# come from the catalog, as BASE=VARIANT,...
+base=$(roles_by_base baseline) aa=$(roles_by_base seed-control) codegen=$(roles_by_base codegen-control)
 # (no baseline in the catalog: the cells are summarised with no Δ)
 [[ -n $base ]] || log "summary: no variant has role=baseline in its meta (lib/catalog.sh): the summary has no Δ"
-aa="" codegen=$(catalog_one codegen-control)
-[[ -z $base ]] || aa=$(seed_control_of "$base")
-if ! "$labstat" summary ${base:+-B "$base"} ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -D "$(device_time_workloads)" "$dir/cells.csv" >"$tmp"; then
+if ! "$labstat" summary ${base:+-B "$base"} ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -b "$LAB_DEFAULT_BASE" -D "$(device_time_workloads)" "$dir/cells.csv" >"$tmp"; then
 	full=$(df_free "$dir")
 	[[ -n $full ]] && die "summary: writing $dir/summary.csv failed$full; the old summary.csv is kept"
 	rm -f "$dir/summary.csv"

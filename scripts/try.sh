@@ -3,11 +3,12 @@
 # patch from the list (run.sh try). The patches (git format-patch files or an
 # mbox) go on top of VARIANT's series (default upstream) as a temporary
 # variant try-<hash> that lives in the cache ($LAB_CACHE/try/), never in the
-# repo. It is built, then measured in the headline cells beside nohooks and
+# repo. It is built, then measured in the headline cells beside the baseline
+# of VARIANT's base tree (catalog role=baseline: nohooks on 6.1) and
 # VARIANT (states off, idle, syscall-1, uring-hit; each state's own workloads,
 # 1 guest second, N reps, as the default matrix does, so the baseline cells
 # come from the cell store when a matrix ran before), and one decision table
-# is printed: Δ per op versus nohooks for the patch and for VARIANT, and any
+# is printed: Δ per op versus that baseline for the patch and for VARIANT, and any
 # kernel splat of the patched kernel.
 # Bad input gets one line before any build: a file that is not a patch, a
 # patch that does not apply (naming the failing hunk), a build failure (its
@@ -15,6 +16,8 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
 
 usage="usage: run.sh try PATCH... [--on VARIANT] [--reps N]"
 on=upstream reps=3 patches=()
@@ -41,6 +44,9 @@ done
 
 vdir=$(variants_dir)/$on
 base=$(variant_base "$on")
+# the baseline of $on's base tree: a Δ is never taken across base trees
+bl=$(catalog_one_on "$base" baseline)
+[[ -n $bl ]] || die_usage "try: base $base of $on has no baseline (role=baseline in a meta on it)"
 mapfile -t base_patches < <(series_patches "$vdir/series")
 id=try-$({ echo "$on"; cat "$vdir/series"; for p in "${base_patches[@]}"; do cat "$vdir/$p"; done
 	[[ -f $vdir/config ]] && cat "$vdir/config"; cat "${patches[@]}"; } | sha256sum | cut -c1-12)
@@ -104,14 +110,14 @@ start=$(now)
 rc=0
 # LAB_TRY_STATES / LAB_TRY_WORKLOADS narrow the cells (tests/64: a smaller
 # table in CI time); matrix.sh validates both as names
-"$LAB_ROOT/scripts/matrix.sh" --cells-only --variants "nohooks,$on,$id" --states "${LAB_TRY_STATES:-off,idle,syscall-1,uring-hit}" \
+"$LAB_ROOT/scripts/matrix.sh" --cells-only --variants "$bl,$on,$id" --states "${LAB_TRY_STATES:-off,idle,syscall-1,uring-hit}" \
 	${LAB_TRY_WORKLOADS:+--workloads "$LAB_TRY_WORKLOADS"} --reps "$reps" --runtime 1 --run-id "$run" || rc=$?
 dir=$LAB_RESULTS/$run
 [[ -f $dir/summary.csv ]] || die "try: the matrix of $id wrote no summary ($dir)"
 log "try: cells done in $(fmt_secs $(($(now) - start)))"
 
-# the decision table: Δ per op versus nohooks, the patch beside $on
-echo "# $id: ${patches[*]##*/} on $on; Δ instructions/op vs nohooks (min over $reps seeds; * = clears the seed and codegen floors)"
+# the decision table: Δ per op versus the baseline, the patch beside $on
+echo "# $id: ${patches[*]##*/} on $on; Δ instructions/op vs $bl (min over $reps seeds; * = clears the seed and codegen floors)"
 awk -F, -v p="$id" -v on="$on" '
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 $c["workload"] ~ /^bench-(nop|read|openclose)$|^randread-qd128$/ && ($c["variant"] == p || $c["variant"] == on) {

@@ -35,7 +35,13 @@ expect "matrix with an unknown option, exit 2" 2 "unknown option '--frob'" ./run
 expect "matrix --resume of a missing run, exit 2" 2 "matrix.conf not found" ./run.sh matrix --resume nosuch-run
 expect "matrix with --seed-base abc, exit 2" 2 "--seed-base must be a whole number from 0 to 98000" ./run.sh matrix --seed-base abc
 expect "matrix with --seed-base and --resume, exit 2" 2 "keeps the seeds in its matrix.conf" ./run.sh matrix --seed-base 100 --resume nosuch-run
-expect "matrix with an unknown accelerator, exit 2" 2 "--accel must be kvm, tcg or auto \\(got 'xen'\\)" ./run.sh matrix --accel xen
+expect "matrix with an unknown accelerator, exit 2" 2 "--accel must be kvm, tcg, tcg-wall or auto \\(got 'xen'\\)" ./run.sh matrix --accel xen
+expect "matrix --bases 9.9: one line naming the unknown base and the known ones, exit 2" 2 "^error: unknown base '9.9'; known: 6\.1 " ./run.sh matrix --bases 9.9
+check "matrix --bases 9.9 says so in exactly one line, before any work" test "$(./run.sh matrix --bases 9.9 2>&1 | wc -l)" = 1
+expect "matrix --bases 6.1,6.1, exit 2" 2 "bad base list '6.1,6.1': '6.1' is given twice" ./run.sh matrix --bases 6.1,6.1
+expect "matrix --bases ../x, exit 2" 2 "bad base name '../x'" ./run.sh matrix --bases 6.1,../x
+expect "matrix --bases with --resume, exit 2" 2 "takes the run's own matrix.conf" ./run.sh matrix --bases 6.1 --resume nosuch-run
+expect "explain --base 9.9, exit 2" 2 "unknown base '9.9'" ./run.sh explain upstream --base 9.9
 expect "test with an unknown option, exit 2" 2 "unknown option '--slow'" ./run.sh test --slow
 expect "summary of a missing run, exit 2" 2 "no results/nosuch/cells.csv" ./run.sh summary nosuch
 if [[ ! -e $LAB_RESULTS ]] || [[ -z $(find "$LAB_RESULTS" -mindepth 1 -print -quit) ]]; then

@@ -59,8 +59,8 @@ record_ok() { grep -q '^schema=' "$t/rec" && grep -q '^firmware=bios-256k.bin [0
 check "key record: schema and firmware sha256 present, no output path" record_ok
 
 # --- store rules and integrity, no boot --------------------------------------
-store_on_rules() { ! cell_store_on kvm && cell_store_on tcg && ! LAB_NO_CELL_STORE=1 cell_store_on tcg; }
-check "store: on for tcg cells, off for kvm cells and with LAB_NO_CELL_STORE=1" store_on_rules
+store_on_rules() { ! cell_store_on kvm && ! cell_store_on tcg-wall && cell_store_on tcg && ! LAB_NO_CELL_STORE=1 cell_store_on tcg; }
+check "store: on for tcg cells, off for kvm and tcg-wall cells and with LAB_NO_CELL_STORE=1" store_on_rules
 host_stored=""
 for s in timeout killed qemu-error verify-mismatch; do cell_storable "$s" && host_stored+=" $s"; done
 guest_stored=""

@@ -158,6 +158,42 @@ done
 check "every cell's outputs came back: its own image booted, qemu_rc 0" test "$good" = 1
 check "the workers left no work dirs behind" both host_run 1 "! ls ~/.cache/uring-audit-lab/work/*/* 2>/dev/null" -- host_run 2 "! ls ~/.cache/uring-audit-lab/work/*/* 2>/dev/null"
 
+# dispatch overhead: N stand-in cells run by the worker on this machine, one
+# after another, against the same N over SSH on one host with one slot and on
+# both hosts; (SSH - local) / N is what dispatch costs a cell
+N=${LAB_TEST_OVERHEAD_CELLS:-12}
+ocells=()
+for ((k = 1; k <= N; k++)); do
+	cp "$r/plans/c1" "$r/plans/o$k"
+	ocells+=("o$k")
+done
+oid=$(bundle_make "$r")
+mkdir -p "$HT/local-bundle"
+tar -xf "$r/bundle.tar" -C "$HT/local-bundle"
+touch "$HT/local-bundle/.complete"
+t0=$(date +%s.%N)
+for c in "${ocells[@]}"; do
+	LAB_CACHE=$HT/local-cache bash "$HT/local-bundle/cell-worker.sh" run "$c" >/dev/null
+done
+t1=$(date +%s.%N)
+cp "$r/sshlogins" "$HT/sshlogins.both"
+sed -n '1s|^[0-9]*/|1/|p' "$HT/sshlogins.both" >"$r/sshlogins"
+remote_push "$r" "$oid"
+rm -rf "$r/out" "$r/joblog"
+t2=$(date +%s.%N)
+remote_run "$r" "$oid" 0 "${ocells[@]}" 2>/dev/null || true
+t3=$(date +%s.%N)
+cp "$HT/sshlogins.both" "$r/sshlogins"
+remote_push "$r" "$oid"
+rm -rf "$r/out" "$r/joblog"
+t4=$(date +%s.%N)
+remote_run "$r" "$oid" 0 "${ocells[@]}" 2>/dev/null || true
+t5=$(date +%s.%N)
+read -r loc one two per < <(awk -v a="$t0" -v b="$t1" -v c="$t2" -v d="$t3" -v e="$t4" -v f="$t5" -v n="$N" \
+	'BEGIN { printf "%.2f %.2f %.2f %.2f\n", b - a, d - c, f - e, ((d - c) - (b - a)) / n }')
+echo "# dispatch: $N cells: local ${loc}s, SSH 1 host x 1 slot ${one}s, SSH 2 hosts ${two}s; overhead ${per}s per cell"
+check "dispatch overhead over SSH is at most 1 s a cell (${per}s)" awk -v p="$per" 'BEGIN { exit !(p <= 1) }'
+
 # retry: host 1's timeout(1) is broken (and leaves a trace of each call);
 # its cells run on host 2
 printf '#!/bin/sh\nmktemp -p ~ broken.XXXXXX >/dev/null\nexit 1\n' >"$h1/bin/timeout"

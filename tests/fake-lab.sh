@@ -10,6 +10,8 @@
 # Knobs (environment): FAKE_MAKE_SECS (bzImage takes that long),
 # FAKE_MAKE_RM_MARKER=1 (delete build.sh's marker file, so a find -newer
 # fails), FAKE_MAKE_FAIL=VARIANT (that variant's bzImage fails),
+# FAKE_QEMU_COST="VARIANT=N ..." (that kernel's guest does N ops/s fewer),
+# FAKE_QEMU_SEEDLESS=1 (ops/s do not depend on the seed: exact cells),
 # FAKE_QEMU_MODE=ok|hang|late|hang-attrib|fail (late: sleep FAKE_QEMU_SECS,
 # then write "@@LAB done late"; hang-attrib: only attribution boots, those
 # with nokaslr, hang; fail: exit 1 at once, a qemu-error), FAKE_PIDS=FILE (each fake make/qemu appends "name pid").
@@ -57,9 +59,10 @@ MAKE
 #!/bin/bash
 # fake QEMU: writes a guest's result stream for the workloads on -append
 [[ ${1:-} == --version ]] && { echo "QEMU emulator version 0.0 (fake, tests/fake-lab.sh)"; exit 0; }
-serials=() append="" seed=1 plugin=""
+serials=() append="" seed=1 plugin="" kernel=""
 while (($#)); do
 	case $1 in
+	-kernel) kernel=$2; shift 2 ;;
 	-serial) serials+=("${2#file:}"); shift 2 ;;
 	-plugin) plugin=$2; shift 2 ;;
 	-append) append=$2; shift 2 ;;
@@ -70,6 +73,11 @@ done
 [[ -n ${FAKE_PIDS:-} ]] && echo "qemu $$" >>"$FAKE_PIDS"
 param() { tr ' ' '\n' <<<"$append" | sed -n "s/^lab\.$1=//p"; }
 wl=$(param workloads)
+# the kernel's variant: its tree is .../VARIANT/lab-build/arch/x86/boot/bzImage
+kv=${kernel%/lab-build*/arch/x86/boot/bzImage}
+kv=${kv##*/} cost=0
+[[ ${FAKE_QEMU_SEEDLESS:-0} == 1 ]] && seed=1
+for c in ${FAKE_QEMU_COST:-}; do [[ ${c%%=*} == "$kv" ]] && cost=${c#*=}; done
 echo "fake kernel: $append" >"${serials[0]}"
 late=""
 case ${FAKE_QEMU_MODE:-ok} in
@@ -82,7 +90,7 @@ esac
 	echo "@@LAB boot kernel=fake mode=run state=$(param state)"
 	for w in ${wl//,/ }; do
 		echo "@@LAB begin workload=$w"
-		echo "result workload=$w ops_per_sec=$((1000 + seed * 7 + ${#w})) ops=1000"
+		echo "result workload=$w ops_per_sec=$((1000 + seed * 7 + ${#w} - cost)) ops=1000"
 		echo "@@LAB end workload=$w rc=0"
 	done
 	echo "@@LAB dmesg problems=0"
@@ -104,6 +112,18 @@ if [[ -n $pout ]]; then
 fi
 QEMU
 	chmod +x "$d/fakebin/make" "$d/fakebin/qemu-system-x86_64"
+}
+
+# fake_variant NAME BASE [KEY=VALUE...]: one more fake variant (after
+# fake_lab) on base tree BASE ('# base:' in its series), with a catalog meta
+# of KEY=VALUE lines (role=, design=, seed-control=...; lib/catalog.sh)
+fake_variant() {
+	local v=$1 b=$2
+	shift 2
+	mkdir -p "$LAB_VARIANTS/$v"
+	printf '# base: %s\n# %s: a fake kernel for the tests (no patches)\n' "$b" "$v" >"$LAB_VARIANTS/$v/series"
+	echo "$v: fake kernel (tests/fake-lab.sh)" >"$LAB_VARIANTS/$v/README"
+	printf '%s\n' "$@" >"$LAB_VARIANTS/$v/meta"
 }
 
 # fake_pid NAME: the last pid a fake make/qemu recorded in $FAKE_PIDS

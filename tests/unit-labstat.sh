@@ -78,7 +78,7 @@ ovh=$tmp/ovh.csv
 lab "$ovh" summary "$data/overhead.csv"
 check "summary of overhead.csv exits 0, no warnings" ran_ok "$ovh"
 check "summary header is the documented column list" \
-	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure,method,p_value,q_value,fdr,delta_coverage"
+	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure,method,p_value,q_value,fdr,delta_coverage,base"
 check "summary rows in first-appearance order, columns found by header name" \
 	eq "$(tail -n +2 "$ovh" | cut -d, -f1-5 | tr '\n' ' ')" \
 	"nohooks,warm,randread,kvm,5 nohooks-aa,warm,randread,kvm,5 hooked,warm,randread,kvm,5 nohooks,cold,randread,kvm,5 hooked,cold,randread,kvm,5 "
@@ -154,7 +154,7 @@ check "failed and timeout rows counted in failed (3), n/a in na (1), n excludes 
 check "failed rows' values (900, 950) excluded from the median and CI" \
 	eq "$(get "$md" nohooks warm odd median_ns_per_op),$(get "$md" nohooks warm odd ns_ci_hi)" 13.000,15.000
 check "all-failed group still gets a row: n=0, empty numbers, significant '-'" \
-	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost,,,,,"
+	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost,,,,,,"
 
 # --- estimator matched to the noise ----------------------------------------------
 # labels: "95% CI" only where it is one (n >= 10 on every side)
@@ -283,6 +283,39 @@ check "-q outside (0, 1): exit 2" exits_2_saying "-q '1.5'" summary -q 1.5 "$dat
 check "ranksum with a non-number: exit 2 naming it" exits_2_saying "'x' in '1,x'" ranksum 1,x 3,4
 check "ranksum with one value a side: exit 2" exits_2_saying "at least 2 values a side" ranksum 1 3,4
 check "bh with a p-value above 1: exit 2" exits_2_saying "'1.5' is not a p-value" bh 0.1 1.5
+
+# --- base trees (issue 23): a Δ only against the baseline of the same base ---------
+# bases.csv: exact tcg cells; nohooks 100 and hooked 110 on 6.1, nohooks-6-12
+# 200 (a baseline that differs) and hooked-6-12 205 on 6.12, orphan on 6.99
+# (no baseline there); each baseline with its own A/A control
+bs=$tmp/bases.csv
+per_base=(-B "6.1=nohooks,6.12=nohooks-6-12" -a "6.1=nohooks-aa,6.12=nohooks-6-12-aa")
+lab "$bs" summary "${per_base[@]}" "$data/bases.csv"
+check "bases: summary with per-base controls exits 0" ran_ok "$bs"
+check "bases: every row carries its base (6.1 6.1 6.1 6.12 6.12 6.12 6.99)" \
+	eq "$(tail -n +2 "$bs" | awk -F, '{ printf "%s ", $NF }')" "6.1 6.1 6.1 6.12 6.12 6.12 6.99 "
+check "bases: 6.1's Δ against nohooks (+10.000), 6.12's against nohooks-6-12 (+5.000, not the cross-base +105)" \
+	eq "$(get "$bs" hooked idle bench-nop delta_ns_per_op),$(get "$bs" hooked-6-12 idle bench-nop delta_ns_per_op)" 10.000,5.000
+check "bases: each A/A control against its own base (0.000 and 0.000), both baselines with no Δ" \
+	eq "$(get "$bs" nohooks-aa idle bench-nop delta_ns_per_op),$(get "$bs" nohooks-6-12-aa idle bench-nop delta_ns_per_op),$(get "$bs" nohooks idle bench-nop delta_ns_per_op),$(get "$bs" nohooks-6-12 idle bench-nop delta_ns_per_op)" 0.000,0.000,,
+check "bases: a base with no baseline gets no Δ, never another base's (orphan on 6.99)" \
+	eq "$(get "$bs" orphan idle bench-nop delta_ns_per_op),$(get "$bs" orphan idle bench-nop significant)" ,-
+lab "$tmp/bases-one.csv" summary -B nohooks -a nohooks-aa "$data/bases.csv"
+check "bases: one -B name for every base still takes no Δ across bases (hooked-6-12 has none against nohooks)" \
+	eq "$(get "$tmp/bases-one.csv" hooked-6-12 idle bench-nop delta_ns_per_op),$(get "$tmp/bases-one.csv" hooked idle bench-nop delta_ns_per_op)" ,10.000
+# the A/A gate is per base: a 6.12 A/A that differs from its base voids 6.12's verdicts only
+sed 's/^\(nohooks-6-12-aa,.*\),200\.000,6\.12$/\1,201.000,6.12/' "$data/bases.csv" >"$tmp/bases-aa.in"
+lab "$tmp/bases-aa.csv" summary "${per_base[@]}" "$tmp/bases-aa.in"
+check "bases: a significant 6.12 A/A sets 6.12's verdicts to no and leaves 6.1's (yes/no)" \
+	eq "$(get "$tmp/bases-aa.csv" nohooks-6-12-aa idle bench-nop significant),$(get "$tmp/bases-aa.csv" hooked idle bench-nop significant),$(get "$tmp/bases-aa.csv" hooked-6-12 idle bench-nop significant)" yes,yes,no
+# no base column: -b names the base of every row (a run from before issue 23)
+cut -d, -f1-9 "$data/bases.csv" | grep -v '^[a-z-]*6-12\|^orphan' >"$tmp/nobase.in"
+lab "$tmp/nobase.csv" summary "${per_base[@]}" -b 6.1 "$tmp/nobase.in"
+check "bases: a file without a base column is on -b's base (6.1): Δ +10.000 against nohooks, base column 6.1" \
+	eq "$(get "$tmp/nobase.csv" hooked idle bench-nop delta_ns_per_op),$(get "$tmp/nobase.csv" hooked idle bench-nop base)" 10.000,6.1
+sed '$s/,6\.99$/,6.1/' "$data/bases.csv" >"$tmp/twobase.in"
+check "bases: one variant on two bases: exit 2 naming it" exits_2_saying "orphan is on base '6.1' here and on '6.99' before" summary "$tmp/twobase.in"
+check "bases: a -B list with an empty variant: exit 2" exits_2_saying "BASE=VARIANT" summary -B 6.1=nohooks,6.12= "$data/bases.csv"
 
 # --- compare -------------------------------------------------------------------------
 cm=$tmp/cmp.csv

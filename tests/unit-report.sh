@@ -12,7 +12,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+trap '[[ -n ${KEEP_TMP:-} ]] || rm -rf "$tmp"' EXIT
 export LAB_RESULTS=$tmp/results LAB_CACHE=$tmp/cache
 scripts=$LAB_ROOT/scripts
 
@@ -497,3 +497,50 @@ run bad_noargs "$scripts/report.sh"
 check "report.sh without a run id: exit 2 with usage" exits_2_saying bad_noargs "usage: report.sh RUN"
 check "rejected runs left no report or plots behind" \
 	test ! -e "$R/unsummed/report.md" -a ! -e "$R/unsummed/plots" -a ! -e "$R/nosuch"
+
+# --- base trees (issue 23): a two-base run where the 6.12 baseline differs ----------
+# synth-a's cells on 6.1, and on 6.12 a baseline (nohooks-6-12) and A/A 1.5x
+# nohooks' and a design port (upstream-6-12) 1.5x upstream's: on bench-nop
+# (exact) upstream's Δ is 960 - 800 = +160 on 6.1 and 1440 - 1200 = +240 on
+# 6.12; a Δ across bases would be 1440 - 800 = +640. The 6.12 folders live in
+# a scratch catalog (the real ones may not exist yet), beside the real ones.
+export LAB_VARIANTS=$tmp/variants
+mkdir -p "$LAB_VARIANTS"
+for d in "$LAB_ROOT"/kernel/variants/*/; do ln -s "${d%/}" "$LAB_VARIANTS/$(basename "$d")"; done
+rm -f "$LAB_VARIANTS/nohooks-6-12" "$LAB_VARIANTS/upstream-6-12"
+for m in "nohooks-6-12 role=baseline design=nohooks seed-control=nohooks-6-12-aa order=10" \
+	"upstream-6-12 role=design design=upstream reference=yes order=1"; do
+	read -r v meta <<<"$m"
+	mkdir "$LAB_VARIANTS/$v"
+	printf '# base: 6.12\n' >"$LAB_VARIANTS/$v/series"
+	tr ' ' '\n' <<<"$meta" >"$LAB_VARIANTS/$v/meta"
+done
+mkdir -p "$R/synth-2b"
+cp "$R/synth-a/manifest.json" "$R/synth-2b/"
+awk -F, -v OFS=, 'NR == 1 { print $0, "base"; next }
+	{ print $0, "6.1" }
+	$1 != "rfc" && $7 == "ok" {
+		$1 = $1 == "nohooks-aa" ? "nohooks-6-12-aa" : $1 "-6-12"
+		$9 = sprintf("%.3f", $9 * 1.5); $8 = sprintf("%.1f", 1e9 / $9)
+		print $0, "6.12"
+	}' "$R/synth-a/cells.csv" >"$R/synth-2b/cells.csv"
+run sum2b "$scripts/summary.sh" synth-2b
+S2=$R/synth-2b/summary.csv
+check "two bases: summary.csv carries each row's base (upstream 6.1, upstream-6-12 6.12)" \
+	test "$(get "$S2" upstream idle bench-nop base)/$(get "$S2" upstream-6-12 idle bench-nop base)" = 6.1/6.12
+check "two bases: each Δ against its own base's baseline: +160 on 6.1, +240 on 6.12 (never the cross-base +640)" \
+	test "$(get "$S2" upstream idle bench-nop delta_ns_per_op)/$(get "$S2" upstream-6-12 idle bench-nop delta_ns_per_op)" = 160.000/240.000
+check "two bases: each A/A control against its own baseline (nohooks-6-12-aa: exact 0 on bench-nop)" \
+	test "$(get "$S2" nohooks-6-12-aa idle bench-nop delta_ns_per_op)/$(get "$S2" nohooks-6-12 idle bench-nop delta_ns_per_op)" = 0.000/
+run rep2b "$scripts/report.sh" synth-2b
+M2=$R/synth-2b/report.md
+# shellcheck disable=SC2016 # backquotes of markdown
+two_base_headline() {
+	grep -qF 'On **linux-source-6.12** (versus `nohooks-6-12`):' "$M2" &&
+		grep -qF '| 6.1: skipped op: off | 6.1: skipped op: idle |' "$M2" && grep -qF '| 6.12: skipped op: off | 6.12: skipped op: idle |' "$M2" &&
+		[[ $(awk -F' [|] ' '$1 == "| upstream" { print $3 "/" $9; exit }' "$M2") == +160.0/+240.0 ]]
+}
+check "two bases: the headline has a block per base and the hook-design table a column group per base (upstream: +160 on 6.1, +240 on 6.12)" two_base_headline
+check "two bases: the noise section has an A/A table per base, with nohooks-6-12-aa on 6.12" \
+	both grep -qxF 'On 6.12:' "$M2" -- grep -qF '| state | workload | nohooks-6-12-aa Δ instructions/op' "$M2"
+check "two bases: no Δ of +640 (upstream-6-12 against 6.1's nohooks) anywhere in the report" bash -c "! grep -q '+640' '$M2'"
