@@ -18,6 +18,12 @@ LAB_AUDITCTL=$LAB_GUEST_DEBS/auditd/root/sbin/auditctl
 # scale-out tools (GNU parallel; sshd and Slurm for the tests), unpacked by
 # scripts/setup.sh --host-debs GROUP into $LAB_HOST_DEBS/GROUP/root
 LAB_HOST_DEBS=$LAB_CACHE/host-debs
+# the peer suite (issue 25, peer/): Debian's liburing source package, this
+# version, whose .dsc must have this sha256; unpacked by scripts/setup.sh
+# --peer-src into $LAB_PEER_SRC/tree
+LAB_PEER_VERSION=2.3-3
+LAB_PEER_DSC_SHA256=1eefd4e81c0c3c767ccc95adcb6a37d184418ea127dd9e8b68624ae911f2f66d
+LAB_PEER_SRC=${LAB_PEER_SRC:-$LAB_CACHE/peer-src}
 
 # LAB_TREES and LAB_VARIANTS let the tests apply series into scratch space
 LAB_TREES=${LAB_TREES:-$LAB_CACHE/trees}
