@@ -3,7 +3,7 @@
 # runs liburing's own tests listed in /lab/peer/tests.list, one after the
 # other in /tmp, each under its limit (guest seconds), with audit-sink
 # draining the records (as auditd would) in whatever audit state the boot
-# set up (tests/67 boots uring-hit: a rule on every io_uring op).
+# set up (tests/70 boots uring-hit: a rule on every io_uring op).
 # Output, one line per test, then a summary:
 #   peer-test name=NAME result=pass|fail|skip|timeout rc=RC cs=CENTISECONDS
 #   peer-test name=ltimeout-pipe result=pass|hang rc=- cs=0 hangs=H/40

@@ -30,7 +30,7 @@ sed -i 's/name=b result=pass rc=0/name=b result=timeout rc=137/' "$tmp/d.txt"
 check "peer-compare: an undeclared difference fails" fails
 check "peer-compare: the difference is named: $(grep name=b "$tmp/out")" grep -q '^peer name=b ref=pass got=timeout want=pass ok=0 by=same$' "$tmp/out"
 
-echo 'peer-expect: b timeout   (the cause; measured by tests/67)' >"$LAB_VARIANTS/zz-d/README"
+echo 'peer-expect: b timeout   (the cause; measured by tests/70)' >"$LAB_VARIANTS/zz-d/README"
 check "peer-compare: a declared difference holds" cmp
 echo 'peer-expect: b pass|timeout   (a race: either)' >"$LAB_VARIANTS/zz-d/README"
 check "peer-compare: alternatives hold either result (timeout)" cmp
