@@ -205,8 +205,15 @@ static void usage(FILE *f)
 "  base itself, no base, or one seed on a side.\n"
 "  aa_floor_pct, codegen_floor_pct: |overhead| of the A/A and codegen\n"
 "  control rows, for the record; not part of the rule (one control\n"
-"  difference is one sample of the noise, and under icount moving\n"
-"  uncalled code changes no instruction count).\n"
+"  difference is one sample of the noise).\n"
+"  codegen_floor: |delta| of the codegen control (the base kernel with one\n"
+"  neutral source change inside io_issue_sqe(): its codegen, not its\n"
+"  semantics, differs) in the same state and workload, unit/op;\n"
+"  beyond_codegen: yes when the change lies beyond +-codegen_floor (exact:\n"
+"  |delta| - floor >= the resolution; tested: the whole interval), no when\n"
+"  a neutral codegen change moved the cell as much: a significant delta\n"
+"  there may be code generation rather than the design's work. Practical,\n"
+"  not statistical: it never changes significant.\n"
 "  measure: device-time for -D workloads, else hook-cost.\n"
 "compare: per (variant,state,workload) in both files, change %% of the\n"
 "  figure from A to B, 100*(f_b/f_a - 1), with its interval (labelled);\n"
@@ -1222,6 +1229,10 @@ struct srow {
 	size_t nbase;		/* seeds on the base side (pooled) */
 	bool have_aa, have_cg;
 	double aafl, cgfl;
+	/* |delta| of the codegen control in this state/workload (unit/op) */
+	bool have_cgd;
+	double cgd;
+	const char *beyond;	/* beyond_codegen: yes, no or "" */
 	const char *sig;
 };
 
@@ -1320,6 +1331,25 @@ static void label_row(char *buf, size_t len, const struct srow *r)
 		break;
 	default:
 		snprintf(buf, len, r->delta.have ? "none (n < 2 on a side)" : "none");
+	}
+}
+
+/*
+ * Does a row's change lie beyond the codegen floor, the |delta| a neutral
+ * source change inside io_issue_sqe() (the codegen control) makes in the
+ * same state and workload? Exact: |delta| - floor >= the resolution.
+ * Tested: the whole interval beyond +-floor. "" without a tested or exact
+ * change. Not a test: one control's delta is one sample of codegen effects.
+ */
+static const char *codegen_beyond(const struct srow *r, double floor)
+{
+	switch (r->method) {
+	case M_EXACT:
+		return fabs(r->delta.m) - floor >= ICOUNT_RESOLUTION ? "yes" : "no";
+	case M_RANKSUM:
+		return r->delta.lo > floor || r->delta.hi < -floor ? "yes" : "no";
+	default:
+		return "";
 	}
 }
 
@@ -1539,6 +1569,12 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 			r->have_cg = true;
 			r->cgfl = fabs(c->ovh.m);
 		}
+		r->beyond = "";
+		if (c && c != r && c->delta.have && r->delta.have) {
+			r->have_cgd = true;
+			r->cgd = fabs(c->delta.m);
+			r->beyond = codegen_beyond(r, r->cgd);
+		}
 	}
 	if (aa_gated)
 		fprintf(stderr, "%s: warning: the A/A control differs significantly from the base in some state/workload; %zu verdicts there set to no\n",
@@ -1554,7 +1590,8 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	       "overhead_pct,overhead_ci_lo,overhead_ci_hi,"
 	       "aa_floor_pct,codegen_floor_pct,significant,"
 	       "estimator,interval,delta_interval,measure,"
-	       "method,p_value,q_value,fdr,delta_coverage,base\n");
+	       "method,p_value,q_value,fdr,delta_coverage,"
+	       "codegen_floor,beyond_codegen,base\n");
 	for (i = 0; i < t.n; i++) {
 		struct srow *r = &rows[i];
 		struct group *g = r->g;
@@ -1588,6 +1625,8 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		put_num(r->in_family && r->method == M_RANKSUM, r->q, 4);
 		put_num(r->in_family, qlevel, 2);
 		put_num(r->method == M_RANKSUM, r->cover, 3);
+		put_num(r->have_cgd, r->cgd, 3);
+		put_str(r->beyond ? r->beyond : "", false);
 		put_str(g->base, false);
 		putchar('\n');
 	}

@@ -18,6 +18,9 @@
 #   --plugin ARGS      attribution boot: QEMU -plugin ARGS (tools/lab-attrib.c)
 #                      and nokaslr; ARGS "none": nokaslr only (its plain control)
 #   --debug            boot the proof-only debug kernel (kernel/build.sh --debug)
+#   --peer             boot the peer suite's image (peer/build.sh: the lab's
+#                      initramfs plus liburing's tests); --script may then
+#                      name a script of peer/ as well
 #   --plan FILE        do not boot: write the boot's command (timeout, QEMU and
 #                      its argv, --out as @OUT@), NUL-separated, to FILE, for
 #                      a worker host (guest/cell-worker.sh, lib/remote.sh)
@@ -34,7 +37,7 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-print_accel=0 plan="" ran=0 debug="" out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
+print_accel=0 plan="" ran=0 debug="" peer=0 out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
 while (($#)); do
 	case $1 in
 	--out | --workloads | --runtime | --accel | --seed | --timeout | --mode | --profile | --script | --plugin) need_value "$@" ;;
@@ -51,6 +54,7 @@ while (($#)); do
 	--script) mode=script script=$2; shift 2 ;;
 	--plugin) plugin=$2; shift 2 ;;
 	--debug) debug=--debug; shift ;;
+	--peer) peer=1; shift ;;
 	--plan) plan=$2; shift 2 ;;
 	--ran) ran=1; shift ;;
 	--accel-args) print_accel=1; shift ;;
@@ -90,7 +94,7 @@ check_number seed "$seed"
 [[ -z $timeout ]] || check_number timeout "$timeout"
 # the mode and script name reach the guest's command line: a fixed set, or a name
 case $mode in run | probe | script) ;; *) die_usage "boot: --mode must be run or probe (got '$mode')" ;; esac
-[[ $mode != script ]] || { check_name script "$script"; [[ -f $LAB_ROOT/guest/scripts/$script.sh ]] || die_usage "boot: no guest script guest/scripts/$script.sh"; }
+[[ $mode != script ]] || { check_name script "$script"; [[ -f $LAB_ROOT/guest/scripts/$script.sh ]] || { ((peer)) && [[ -f $LAB_ROOT/peer/$script.sh ]]; } || die_usage "boot: no guest script guest/scripts/$script.sh (nor peer/$script.sh with --peer)"; }
 [[ -n $out ]] || die_usage "boot: --out DIR is required"
 [[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
 nwl=$(tr ',' '\n' <<<"$workloads,$profile,$profile" | grep -c .)
@@ -102,7 +106,11 @@ STATE_CMDLINE=$(state_var "$state" STATE_CMDLINE)
 
 "$LAB_ROOT/kernel/build.sh" $debug "$v" >&2
 image=$(build_of "$v")${debug:+-debug}/arch/x86/boot/bzImage
-initrd=$("$LAB_ROOT/guest/build-initramfs.sh")
+if ((peer)); then
+	initrd=$("$LAB_ROOT/peer/build.sh")
+else
+	initrd=$("$LAB_ROOT/guest/build-initramfs.sh")
+fi
 
 mkdir -p "$out"
 # layout padding: a seed-dependent amount of cmdline text shifts the initial

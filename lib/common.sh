@@ -18,6 +18,12 @@ LAB_AUDITCTL=$LAB_GUEST_DEBS/auditd/root/sbin/auditctl
 # scale-out tools (GNU parallel; sshd and Slurm for the tests), unpacked by
 # scripts/setup.sh --host-debs GROUP into $LAB_HOST_DEBS/GROUP/root
 LAB_HOST_DEBS=$LAB_CACHE/host-debs
+# the peer suite (issue 25, peer/): Debian's liburing source package, this
+# version, whose .dsc must have this sha256; unpacked by scripts/setup.sh
+# --peer-src into $LAB_PEER_SRC/tree
+LAB_PEER_VERSION=2.3-3
+LAB_PEER_DSC_SHA256=1eefd4e81c0c3c767ccc95adcb6a37d184418ea127dd9e8b68624ae911f2f66d
+LAB_PEER_SRC=${LAB_PEER_SRC:-$LAB_CACHE/peer-src}
 
 # LAB_TREES and LAB_VARIANTS let the tests apply series into scratch space
 LAB_TREES=${LAB_TREES:-$LAB_CACHE/trees}
@@ -271,6 +277,39 @@ device_time_workloads() {
 	grep -lE '^[;#] *measure: *device-time' "$LAB_ROOT"/workloads/*.fio "$LAB_ROOT"/workloads/*.bench 2>/dev/null |
 		sed 's|.*/||; s|\.[^.]*$||' | paste -sd, || true
 }
+
+# run_seed SEED_BASE VARIANT REP: the seed rep REP of VARIANT boots with in a
+# run: seed_base + rep, and seed_base + 1000 + rep for an A/A (-aa) variant.
+# Extra reps (adaptive seeds) continue the same sequence. The one owner of
+# the rule (scripts/matrix.sh, scripts/adaptive-seeds.sh, manifest.sh's layout).
+run_seed() { if [[ $2 == *-aa ]]; then echo $(($1 + 1000 + $3)); else echo $(($1 + $3)); fi; }
+
+# run_state_workloads WORKLOADS STATE: the workloads a boot in STATE runs:
+# WORKLOADS (a run's --workloads) if given, else the state's STATE_WORKLOADS,
+# else every workload
+run_state_workloads() {
+	if [[ -n $1 ]]; then echo "$1"; return; fi
+	local wl
+	wl=$(state_var "$2" STATE_WORKLOADS)
+	echo "${wl:-$(known_workloads | paste -sd,)}"
+}
+
+# Adaptive seeds (issue 24; scripts/adaptive-seeds.sh, run by the matrix
+# after its reps under tcg-icount). The rule, in one place: a hook-cost row
+# (variant, state, workload) whose seeds are not exact (labstat's method
+# rank-sum: a side's seeds spread by 0.01 instructions/op or more) is OPEN
+# while its Hodges-Lehmann interval for the delta against the baseline is
+# wider than LAB_ADAPT_WIDTH, or its delta moved by more than LAB_ADAPT_MOVE
+# at the last batch. Each round, the variant of every open row gets
+# LAB_ADAPT_BATCH more seeds in that state, and the state's baseline and its
+# A/A control get as many seeds as the most-seeded variant there (a fair
+# test: both sides sampled alike); nobody beyond LAB_ADAPT_CAP seeds. Rounds
+# end when no row is open or every open row is at the cap. Exact rows never
+# get a seed. Units: instructions/op (the run's unit).
+LAB_ADAPT_BATCH=${LAB_ADAPT_BATCH:-2}
+LAB_ADAPT_CAP=${LAB_ADAPT_CAP:-9}
+LAB_ADAPT_WIDTH=${LAB_ADAPT_WIDTH:-1.0}
+LAB_ADAPT_MOVE=${LAB_ADAPT_MOVE:-0.25}
 
 check_workload() {
 	[[ -z $1 ]] || check_name workload "$1"

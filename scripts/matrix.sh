@@ -142,16 +142,11 @@ fi
 # seed_of VARIANT REP: rep r boots with seed seed_base + r; the A/A control
 # with seed_base + 1000 + r. A rerun with another --seed-base samples new seeds
 # (rerun-check refuses to call two runs with shared seeds independent).
-seed_of() { if [[ $1 == *-aa ]]; then echo $((seed_base + 1000 + $2)); else echo $((seed_base + $2)); fi; }
+seed_of() { run_seed "$seed_base" "$@"; }
 log "matrix: run $(basename "$dir") on $accel: bases=$bases variants=$variants states=$states workloads=${workloads:-per state} reps=$reps runtime=${runtime}s profile=$profile seeds=$(seed_of x 1)..$(seed_of x "$reps")"
 
 # state_workloads STATE: the workloads a boot in STATE runs
-state_workloads() {
-	if [[ -n $workloads ]]; then echo "$workloads"; return; fi
-	local wl
-	wl=$(state_var "$1" STATE_WORKLOADS)
-	echo "${wl:-$(known_workloads | paste -sd,)}"
-}
+state_workloads() { run_state_workloads "$workloads" "$1"; }
 # the profiled passes run in rep 1 of the states where hooks are live
 profile_for() {
 	[[ $profile != none && $2 == 1 && ( $1 == idle || $1 == uring-hit ) ]] || return 0
@@ -479,6 +474,18 @@ if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
 post_failed=0
+# noisy cells get more seeds (scripts/adaptive-seeds.sh; the rule: lib/common.sh
+# LAB_ADAPT_*); their boots join the run's, then cells.csv is written again
+if ((!cells_only)); then
+	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/adaptive-seeds.sh" "$dir" "$boot_jobs" &
+	running_jobs[$!]=adaptive
+	rc=0
+	wait "$!" || rc=$?
+	unset "running_jobs[$!]"
+	((rc == 0)) || { log "matrix: adaptive seeds: some extra boots failed or the rule could not run (see above)"; post_failed=1; }
+	mapfile -t -O "${#boots[@]}" boots < <("$LAB_ROOT/scripts/adaptive-seeds.sh" --list "$dir")
+	write_run_csvs
+fi
 # a job like the others: in its own session, dying with the matrix, and
 # waited for with wait so that a signal to the matrix is handled at once
 # (not with --cells-only: run.sh try wants the timed cells alone)

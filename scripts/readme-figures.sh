@@ -46,7 +46,7 @@ block() {
 	rerun=$(find "$dir" -maxdepth 1 -name 'rerun-vs-*.txt' | sort | head -1)
 	[[ -f $attribution ]] || attribution=/dev/null
 	echo "$begin"
-	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))), \(.matrix.variants | length) variants."' "$dir/manifest.json"
+	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))\(if (.matrix.adaptive.extra_boots // []) | length > 0 then ", and \(.matrix.adaptive.extra_boots | length) extra boots for noisy cells (adaptive seeds, up to \(.matrix.adaptive.cap) a cell)" else "" end)), \(.matrix.variants | length) variants."' "$dir/manifest.json"
 	echo
 	# shellcheck disable=SC2016 # awk source
 	awk -F, -v catalog="$(catalog_rows)" -v defbase="$LAB_DEFAULT_BASE" "$(cat "$LAB_ROOT/lib/bases.awk")"'
@@ -68,7 +68,8 @@ block() {
 			d[k] = $c["delta_ns_per_op"]; sig[k] = $c["significant"]; ops[k] = $c["median_ops_per_sec"]; ns[k] = $c["median_ns_per_op"]
 			meth[k] = $c["method"]; dev[k] = $c["measure"] == "device-time"
 			if ($c["fdr"] != "") { fdr = $c["fdr"]; fam++; if ($c["significant"] == "yes") disc++; if ($c["method"] == "exact") ex++ }
-			if (is_control($c["variant"]) && $c["significant"] == "yes") ctl = ctl (ctl == "" ? "" : ", ") $c["variant"] "/" $c["state"] "/" $c["workload"]
+			# (the A/A control must not differ; the codegen control is meant to)
+			if (CR[$c["variant"]] == "seed-control" && $c["significant"] == "yes") ctl = ctl (ctl == "" ? "" : ", ") $c["variant"] "/" $c["state"] "/" $c["workload"]
 			next
 		}
 		file == 3 {
@@ -93,7 +94,7 @@ block() {
 		}
 		END {
 			nb = 0; for (b in boot) nb++
-			printf "Cells: %d ok, %d n/a, %d failed, in %d boots. Significance: Benjamini-Hochberg at %s over %d hook-cost cells (%d exact); %d significant; control cells significant: %s.\n", \
+			printf "Cells: %d ok, %d n/a, %d failed, in %d boots. Significance: Benjamini-Hochberg at %s over %d hook-cost cells (%d exact); %d significant; A/A control cells significant: %s.\n", \
 				n["ok"], n["n/a"], n["failed"] + n["timeout"], nb, fdr, fam, ex, disc, ctl == "" ? "none" : ctl
 			print ""
 			print "| design | skipped op (NOP): off / idle / 1 syscall rule | audited op (OPENAT/CLOSE): off / idle / io_uring rule, miss | per syscall rule | per emitted record |"

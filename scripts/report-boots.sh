@@ -4,6 +4,8 @@
 # states x reps) is named with its status: ok, failed (with the cells'
 # statuses), n/a, or not run (with the reason from not-run.csv, else "no
 # cells recorded"), so a boot that never ran cannot vanish from the report.
+# Boots beyond the planned reps (adaptive seeds, scripts/adaptive-seeds.sh)
+# follow their variant and state's planned ones, marked extra.
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -37,6 +39,7 @@ awk -F, -v variants="$variants" -v states="$states" -v reps="$reps" '
 	{
 		k = $c["variant"] SUBSEP $c["state"] SUBSEP $c["rep"]; st = $c["status"]
 		n[k]++
+		if ($c["rep"] + 0 > maxr[$c["variant"], $c["state"]]) maxr[$c["variant"], $c["state"]] = $c["rep"] + 0
 		if (st == "ok") ok[k]++
 		else if (st == "n/a") na[k]++
 		else if (!index(" " bad[k] " ", " " st " ")) bad[k] = bad[k] (bad[k] == "" ? "" : " ") st
@@ -45,8 +48,10 @@ awk -F, -v variants="$variants" -v states="$states" -v reps="$reps" '
 		nv = split(variants, V, ","); ns = split(states, S, ",")
 		for (i = 1; i <= nv; i++) for (j = 1; j <= ns; j++) {
 			line = "- " V[i] " / " S[j] ":"
-			for (r = 1; r <= reps; r++) {
+			top = maxr[V[i], S[j]] > reps ? maxr[V[i], S[j]] : reps
+			for (r = 1; r <= top; r++) {
 				k = V[i] SUBSEP S[j] SUBSEP r; total++
+				if (r > reps) extra++
 				if (!n[k]) {
 					kern = V[i]; sub(/-aa$/, "", kern)
 					s = "not run (" (kern in why ? "kernel " kern " " why[kern] : "no cells recorded") ")"; cnt["not run"]++
@@ -55,11 +60,11 @@ awk -F, -v variants="$variants" -v states="$states" -v reps="$reps" '
 				else {
 					s = "failed (" bad[k] ": " n[k] - ok[k] - na[k] " of " n[k] " cells)"; cnt["failed"]++
 				}
-				line = line (r > 1 ? "," : "") " rep " r " " s
+				line = line (r > 1 ? "," : "") " rep " r (r > reps ? " (extra seed)" : "") " " s
 			}
 			out[++no] = line
 		}
-		printf "%d boots planned: %d ok, %d failed, %d n/a, %d not run.\n\n", total, cnt["ok"], cnt["failed"], cnt["n/a"], cnt["not run"]
+		printf "%d boots planned%s: %d ok, %d failed, %d n/a, %d not run.\n\n", total, extra ? sprintf(" (%d of them extra seeds for noisy cells)", extra) : "", cnt["ok"], cnt["failed"], cnt["n/a"], cnt["not run"]
 		for (i = 1; i <= no; i++) print out[i]
 		print ""
 	}' "$notrun" "$cells"

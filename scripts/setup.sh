@@ -11,6 +11,9 @@
 #   --guest-debs  only fetch and unpack the guest-only packages
 #   --host-debs GROUP  only fetch and unpack a scale-out group (parallel,
 #                 sshd, slurm) into $LAB_HOST_DEBS/GROUP; prints its root
+#   --peer-src    only fetch and unpack the peer suite's source (Debian's
+#                 liburing source package, the version LAB_PEER_DSC pins)
+#                 into $LAB_PEER_SRC; prints the unpacked tree
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
@@ -44,7 +47,7 @@ declare -A host_debs=(
 
 case ${1:-} in
 --list) printf '%s\n' "${packages[@]}"; exit 0 ;;
---host-debs) ;;
+--host-debs | --peer-src) ;;
 --check | --guest-debs | "") ;;
 *) die_usage "setup: unknown option '$1' (use --check, --list or --guest-debs)" ;;
 esac
@@ -87,6 +90,50 @@ fetch_guest_debs() {
 	for p in "${guest_debs[@]}"; do fetch_debs "${check[@]}" "$LAB_GUEST_DEBS/$p" "$p"; done
 }
 
+# fetch_peer_src: Debian's liburing source package (the peer suite's test/
+# programs, peer/build.sh), fetched with apt-get source through a deb-src list
+# and lists dir of the lab's own in the cache (the host's sources.list and
+# apt lists are never touched), checked against the .dsc sha256 pinned in
+# lib/common.sh, unpacked with dpkg-source -x (which checks the .dsc's
+# tarball checksums) into $LAB_PEER_SRC/tree. Prints the tree.
+fetch_peer_src() {
+	local d=$LAB_PEER_SRC apt_o
+	if [[ -f $d/.unpacked ]]; then
+		echo "$d/tree"
+		return 0
+	fi
+	log "setup: fetching the peer suite's source, Debian's liburing ${LAB_PEER_VERSION} (apt-get source into $d)"
+	rm -rf "$d.new"
+	mkdir -p "$d.new/apt/lists/partial" "$d.new/dl"
+	# the deb-src line names the archive the host's apt already uses for its
+	# release (apt-get indextargets), bookworm main, signed by Debian's keyring
+	local rel uri
+	rel=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
+	[[ -n $rel ]] || die "setup: no VERSION_CODENAME in /etc/os-release"
+	# shellcheck disable=SC2016 # apt-get expands $(...) in its --format
+	uri=$(apt-get indextargets --format '$(REPO_URI) $(RELEASE) $(TARGET_OF)' 2>/dev/null |
+		awk -v r="$rel" '$2 == r && $3 == "deb" { print $1; exit }')
+	[[ -n $uri ]] || die "setup: apt has no '$rel' archive configured (apt-get indextargets); run apt-get update"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri $rel main" >"$d.new/apt/sources.list"
+	apt_o=(-q -o "Dir::Etc::sourcelist=$d.new/apt/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::lists=$d.new/apt/lists")
+	apt-get "${apt_o[@]}" update >&2 || die "setup: apt-get update of the lab's own deb-src list failed"
+	(cd "$d.new/dl" && apt-get "${apt_o[@]}" source --download-only "liburing=$LAB_PEER_VERSION" >&2) ||
+		die "setup: apt-get source liburing=$LAB_PEER_VERSION failed"
+	local dsc=$d.new/dl/liburing_$LAB_PEER_VERSION.dsc
+	[[ $(sha256_of "$dsc") == "$LAB_PEER_DSC_SHA256" ]] ||
+		die "setup: $dsc sha256 $(sha256_of "$dsc") is not the pinned $LAB_PEER_DSC_SHA256 (lib/common.sh)"
+	dpkg-source -x "$dsc" "$d.new/tree" >&2 || die "setup: dpkg-source -x $dsc failed"
+	rm -rf "$d.new/apt"
+	echo "$LAB_PEER_VERSION $LAB_PEER_DSC_SHA256" >"$d.new/.unpacked"
+	rm -rf "$d"
+	mv "$d.new" "$d"
+	echo "$d/tree"
+}
+
+if [[ ${1:-} == --peer-src ]]; then
+	fetch_peer_src
+	exit 0
+fi
 if [[ ${1:-} == --host-debs ]]; then
 	g=${2:-}
 	[[ -n $g && -n ${host_debs[$g]:-} ]] || die_usage "setup --host-debs: group must be one of: ${!host_debs[*]}"

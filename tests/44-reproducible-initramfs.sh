@@ -2,7 +2,9 @@
 # Reproducible initramfs (issue 19): a cell's key holds the initramfs sha256,
 # so two builds of one commit must give the same bytes. Build it twice, from
 # two checkouts at different paths into two empty cache dirs (each builds its
-# own bench/ tools), and compare. guest/build-initramfs.sh normalises modes,
+# own bench/ tools), and compare. The peer suite's image (peer/build.sh,
+# issue 25: the same image with liburing's tests appended, each cache
+# building them from the one unpacked source) likewise. guest/build-initramfs.sh normalises modes,
 # mtimes, owners and order; bench/Makefile maps the checkout path out of the
 # tools' debug info.
 set -euo pipefail
@@ -34,3 +36,15 @@ if [[ $a != "$b" && -s $ia && -s $ib ]]; then
 fi
 echo "    two builds in $(($(now) - start))s"
 check "reproducible initramfs: same sha256 from two checkouts and two caches (${a:0:12} vs ${b:0:12})" test "$a" = "$b"
+
+# the peer image: both caches build liburing's tests from the same unpacked
+# source package (an input, as the guest .debs are)
+src=$("$LAB_ROOT/scripts/setup.sh" --peer-src 2>"$t/src.err") || sed 's/^/    /' "$t/src.err"
+start=$(now)
+pa=$(LAB_CACHE=$t/a LAB_GUEST_DEBS=$LAB_GUEST_DEBS LAB_PEER_SRC=${src%/tree} "$LAB_ROOT/peer/build.sh" 2>"$t/pa.err") || { sed 's/^/    /' "$t/pa.err"; }
+pb=$(LAB_CACHE=$t/b LAB_GUEST_DEBS=$LAB_GUEST_DEBS LAB_PEER_SRC=${src%/tree} "$t/checkout/peer/build.sh" 2>"$t/pb.err") || { sed 's/^/    /' "$t/pb.err"; }
+a=$(sha256_of "$pa" 2>/dev/null || echo none-a)
+b=$(sha256_of "$pb" 2>/dev/null || echo none-b)
+echo "    two peer builds in $(($(now) - start))s"
+check "reproducible peer image: same sha256 from two checkouts and two caches (${a:0:12} vs ${b:0:12})" test "$a" = "$b" -a -s "$pa"
+check "reproducible peer image: it starts with the lab's own image, byte for byte" cmp -s -n "$(stat -c %s "$ia" 2>/dev/null || echo 0)" "$ia" "$pa"

@@ -12,6 +12,8 @@
 # fails), FAKE_MAKE_FAIL=VARIANT (that variant's bzImage fails),
 # FAKE_QEMU_COST="VARIANT=N ..." (that kernel's guest does N ops/s fewer),
 # FAKE_QEMU_SEEDLESS=1 (ops/s do not depend on the seed: exact cells),
+# FAKE_QEMU_NOISE="VARIANT:WORKLOAD:AMP[@SEED] ..." (exact cells, but noise
+# in the listed ones; see the fake QEMU below),
 # FAKE_QEMU_MODE=ok|hang|late|hang-attrib|fail (late: sleep FAKE_QEMU_SECS,
 # then write "@@LAB done late"; hang-attrib: only attribution boots, those
 # with nokaslr, hang; fail: exit 1 at once, a qemu-error), FAKE_PIDS=FILE (each fake make/qemu appends "name pid").
@@ -96,6 +98,26 @@ esac
 	echo "@@LAB dmesg problems=0"
 	echo "@@LAB done$late"
 } >>"${serials[1]}"
+# FAKE_QEMU_NOISE="VARIANT:WORKLOAD:AMP[@SEED] ...": every result line becomes
+# 300 + length(workload) instructions/op whatever the seed (an exact cell);
+# a listed kernel and workload adds AMP x ((5 seed) mod 9) / 8 (noisy at
+# every seed), or with @SEED adds AMP at that seed alone (one outlier). The
+# kernel's variant is $kv (from -kernel, above).
+if [[ -n ${FAKE_QEMU_NOISE:-} ]]; then
+	awk -v kv="$kv" -v seed="$seed" -v spec="$FAKE_QEMU_NOISE" '
+		!/^result workload=/ { print; next }
+		{
+			w = $2; sub(/^workload=/, "", w); ns = 300 + length(w)
+			n = split(spec, it, " ")
+			for (i = 1; i <= n; i++) {
+				split(it[i], f, ":")
+				if (f[1] != kv || f[2] != w) continue
+				if (split(f[3], a, "@") == 2) { if (seed == a[2]) ns += a[1] }
+				else ns += f[3] * ((5 * seed) % 9) / 8
+			}
+			printf "result workload=%s ops_per_sec=%.1f ops=1000\n", w, 1e9 / ns
+		}' "${serials[1]}" >"${serials[1]}.noise" && mv "${serials[1]}.noise" "${serials[1]}"
+fi
 # an attribution boot (-plugin ...,out=FILE): the plugin's output format
 # (tools/lab-attrib.c), one window per workload with one symbol
 pout=$(tr ',' '\n' <<<"$plugin" | sed -n 's/^out=//p')

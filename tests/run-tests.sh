@@ -3,8 +3,11 @@
 # unit-*.sh) file, each under a timeout, renumber their 'ok - ...' /
 # 'not ok - ...' lines into one TAP stream (in file order) and end with
 # 'N passed, N failed, N skipped'.
-# --quick skips the tests that build kernels and boot guests, and runs the
-# files nproc at a time (LAB_TEST_JOBS); a full run runs them one at a time.
+# --quick skips the tests that build kernels and boot guests. Files run nproc
+# at a time (LAB_TEST_JOBS), the slowest of the last run first: a guest boot
+# keeps one core busy (one vCPU under TCG), so a full run that boots in one
+# file and builds or boots in another uses both cores; builds of one kernel
+# are locked (kernel/build.sh), so two files never build it twice.
 # --check-args only checks the arguments (run.sh does, before setup).
 # Ctrl-C (SIGINT) or SIGTERM stops the running files, and the run, at once.
 # LAB_TEST_DIR: run the files of another directory (the runner's own test).
@@ -24,8 +27,7 @@ esac
 dir=${LAB_TEST_DIR:-$here}
 files=()
 while IFS= read -r f; do files+=("$f"); done < <(find "$dir" -maxdepth 1 -name '[0-9]*-*.sh' -o -maxdepth 1 -name 'unit-*.sh' | sort)
-jobs=1
-((LAB_TEST_QUICK)) && jobs=${LAB_TEST_JOBS:-$(nproc)}
+jobs=${LAB_TEST_JOBS:-$(nproc)}
 limit=${LAB_TEST_TIMEOUT:-2700}
 n=0 pass=0 fail=0 skip=0
 start=$(date +%s)

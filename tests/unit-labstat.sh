@@ -78,7 +78,7 @@ ovh=$tmp/ovh.csv
 lab "$ovh" summary "$data/overhead.csv"
 check "summary of overhead.csv exits 0, no warnings" ran_ok "$ovh"
 check "summary header is the documented column list" \
-	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure,method,p_value,q_value,fdr,delta_coverage,base"
+	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure,method,p_value,q_value,fdr,delta_coverage,codegen_floor,beyond_codegen,base"
 check "summary rows in first-appearance order, columns found by header name" \
 	eq "$(tail -n +2 "$ovh" | cut -d, -f1-5 | tr '\n' ' ')" \
 	"nohooks,warm,randread,kvm,5 nohooks-aa,warm,randread,kvm,5 hooked,warm,randread,kvm,5 nohooks,cold,randread,kvm,5 hooked,cold,randread,kvm,5 "
@@ -154,7 +154,7 @@ check "failed and timeout rows counted in failed (3), n/a in na (1), n excludes 
 check "failed rows' values (900, 950) excluded from the median and CI" \
 	eq "$(get "$md" nohooks warm odd median_ns_per_op),$(get "$md" nohooks warm odd ns_ci_hi)" 13.000,15.000
 check "all-failed group still gets a row: n=0, empty numbers, significant '-'" \
-	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost,,,,,,"
+	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost,,,,,,,,"
 
 # --- estimator matched to the noise ----------------------------------------------
 # labels: "95% CI" only where it is one (n >= 10 on every side)
@@ -215,7 +215,8 @@ lab "$tmp/res.csv" summary "$res"
 check "exact cells: a -0.001 instructions/op delta is not significant, a +0.020 one is, method exact, no p-value" \
 	eq "$(get "$tmp/res.csv" tiny off bench-nop significant),$(get "$tmp/res.csv" small off bench-nop significant),$(get "$tmp/res.csv" small off bench-nop method),$(get "$tmp/res.csv" small off bench-nop p_value)" "no,yes,exact,"
 
-# codegen control: for the record, not a floor; BH over the 5 rows of codegen.csv
+# codegen control: its delta is the codegen floor (beyond_codegen), never part
+# of significant; BH over the 5 rows of codegen.csv
 cgf=$tmp/cg.csv
 lab "$cgf" summary "$data/codegen.csv"
 check "codegen: summary exits 0" eq "$(cat "$cgf.rc")" 0
@@ -223,6 +224,22 @@ check "codegen_floor_pct = |overhead of nohooks-codegen| (0.190%), aa_floor_pct 
 	eq "$(get "$cgf" small idle bench codegen_floor_pct),$(get "$cgf" small idle bench aa_floor_pct)" "0.190,0.200"
 check "codegen: +1% at 3 seeds against 6: p = 2/84 = 0.0238, but BH over 5 rows gives q = 0.1190: not significant" \
 	eq "$(get "$cgf" big idle bench p_value),$(get "$cgf" big idle bench q_value),$(get "$cgf" big idle bench significant)" "0.0238,0.1190,no"
+check "codegen_floor = |HL delta of nohooks-codegen| (1.900); beyond_codegen: +9.9 [7.0, 12.9] yes, +1.0 [-1.5, 2.4] no; none on the control or the base" \
+	eq "$(get "$cgf" big idle bench codegen_floor),$(get "$cgf" big idle bench beyond_codegen),$(get "$cgf" small idle bench beyond_codegen),$(get "$cgf" nohooks-codegen idle bench codegen_floor)$(get "$cgf" nohooks idle bench codegen_floor)" "1.900,yes,no,"
+# exact cells: the floor is the codegen control's exact delta (+1.000); a
+# +0.500 design is significant (|delta| >= 0.01) but within the floor
+cgx=$tmp/cgx.csv
+{
+	echo "variant,state,workload,rep,accel,status,ops_per_sec,ns_per_op"
+	for r in 1 2 3; do
+		for vn in nohooks:300.000 nohooks-aa:300.000 nohooks-codegen:301.000 eight:308.000 half:300.500; do
+			echo "${vn%%:*},idle,bench-nop,$r,tcg,ok,$(awk -v n="${vn#*:}" 'BEGIN { printf "%.1f", 1e9 / n }'),${vn#*:}"
+		done
+	done
+} >"$cgx"
+lab "$tmp/cgx-out.csv" summary "$cgx"
+check "exact cells: codegen_floor 1.000; +8.000 beyond it, +0.500 significant but not beyond it (the floor never changes significant)" \
+	eq "$(get "$tmp/cgx-out.csv" eight idle bench-nop codegen_floor),$(get "$tmp/cgx-out.csv" eight idle bench-nop beyond_codegen),$(get "$tmp/cgx-out.csv" half idle bench-nop significant),$(get "$tmp/cgx-out.csv" half idle bench-nop beyond_codegen)" "1.000,yes,yes,no"
 lab "$tmp/cg-q.csv" summary -q 0.2 "$data/codegen.csv"
 check "codegen: the same +1% at -q 0.2 is significant, the +0.075% straddling 0 is not" \
 	eq "$(get "$tmp/cg-q.csv" big idle bench significant),$(get "$tmp/cg-q.csv" straddle idle bench significant),$(get "$tmp/cg-q.csv" big idle bench fdr)" "yes,no,0.20"

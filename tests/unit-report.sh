@@ -343,13 +343,15 @@ relabelled_ok() {
 check "report labels follow summary.csv's interval columns (relabelled rows, relabelled report)" relabelled_ok
 cp "$tmp/summary.keep" "$R/synth-a/summary.csv"
 cp "$tmp/report.keep" "$M"
+# shellcheck disable=SC2016 # backquotes are the report's markdown
 noise_rule_ok() {
 	grep -qF -- '- **Benjamini-Hochberg** over all 24 hook-cost cells (12 exact, entering with p = 0 or 1; 12 tested): a cell is' "$M" &&
 		grep -qF '12 are significant (6 exact, 6 tested).' "$M" &&
-		grep -qF 'measures seed noise again, not code generation: it is no floor' "$M" &&
-		! grep -qiE 'seed floor|codegen floor|CI excludes 0' "$M"
+		grep -qF 'plus one neutral reordering of a test inside `io_issue_sqe`' "$M" &&
+		grep -qF 'That is a practical reading of one control, not a test: it never changes a verdict.' "$M" &&
+		! grep -qiE 'seed floor|CI excludes 0' "$M"
 }
-check "noise and significance prose states labstat's rule (exact, rank-sum, BH with its counts) and no floor" noise_rule_ok
+check "noise and significance prose states labstat's rule (exact, rank-sum, BH with its counts); the codegen floor is no part of it" noise_rule_ok
 
 # artefacts: a device-time workload (randread-polled, from its workload file),
 # noaudit (+2% with audit off, n/a elsewhere), a codegen control at +0.6%
@@ -401,10 +403,32 @@ check "noaudit: every verdict line with an overhead says 'a different kernel con
 # significant and flagged; tiny (+0.3%, its seeds interleave with the A/A's) is not
 codegen_ctl_ok() {
 	grep -qE '^\| idle \| randread-qd128 \| \+4\.000 \[-12\.000, 20\.000\] \| p 0\.7000, q [0-9.]+ \| n\.s\. \| \+22\.000 \[[-0-9., ]+\] \| p 0\.0238, q [0-9.]+ \| \*\*significant\*\* \|$' "$A" &&
-		grep -qE '^> \*\*WARNING: control cells significant:\*\* .*nohooks-codegen/idle/randread-qd128 \(p 0\.0238' "$A" &&
+		! grep -q 'WARNING: A/A control cells significant:.*nohooks-codegen' "$A" &&
+		grep -qE '^- nohooks-codegen: .* randread-qd128 op with audit idle; .*\(codegen control, p 0\.0238, q [0-9.]+: the codegen floor of this cell\)' "$A" &&
 		grep -qE '^- tiny: \+0\.2% .* randread-qd128 op with audit idle; .*\(n\.s\., p ' "$A"
 }
-check "codegen control: tested like any cell; at +0.6% it is significant and flagged as a control, +0.3% interleaved is n.s." codegen_ctl_ok
+check "codegen control: tested like any cell; at +0.6% it is significant, the codegen floor of its cell, and no warning (its Δ is its purpose); +0.3% interleaved is n.s." codegen_ctl_ok
+# the codegen floor (labstat codegen_floor, beyond_codegen): tiny's exact +0.3%
+# is significant but smaller than the codegen control's +0.6%: said so
+# shellcheck disable=SC2016 # backquotes are the report's markdown
+within_floor_ok() {
+	grep -qE '^- tiny: \+0\.3% .*\(significant, exact Δ \+[0-9.]+ instructions/op\) — within the codegen floor: `nohooks-codegen` moved this cell by [0-9.]+ instructions/op$' "$A" &&
+		! grep -qE '^- upstream: .*within the codegen floor' "$A"
+}
+check "a significant Δ within the codegen floor says so in its sentence; one beyond it does not" within_floor_ok
+# an A/A control that differs from its base (an exact +0.5 on bench-nop): the
+# warning names it, and every verdict of its state and workload is no
+mkdir -p "$R/aabad"
+awk -F, -v OFS=, 'NR > 1 && $1 == "nohooks-aa" && $3 == "bench-nop" && $7 == "ok" { $9 = sprintf("%.3f", $9 + 0.5); $8 = sprintf("%.1f", 1e9 / $9) } { print }' \
+	"$R/artef/cells.csv" >"$R/aabad/cells.csv"
+cp "$R/synth-a/manifest.json" "$R/aabad/"
+run sum_aabad "$scripts/summary.sh" aabad
+run report_aabad "$scripts/report.sh" aabad
+aa_warning_ok() {
+	rc_is report_aabad 0 && grep -qE '^> \*\*WARNING: A/A control cells significant:\*\* nohooks-aa/[a-z0-9-]+/bench-nop \(exact' "$R/aabad/report.md" &&
+		test "$(get "$R/aabad/summary.csv" nohooks-aa idle bench-nop significant)/$(get "$R/aabad/summary.csv" upstream idle bench-nop significant)" = yes/no
+}
+check "an A/A control that differs from its base is warned about, and gates its cells' verdicts to no" aa_warning_ok
 
 # --- compare -------------------------------------------------------------------------
 snapshot() { (cd "$R" && find synth-a synth-b -type f -print0 | sort -z | xargs -0 sha256sum); }
@@ -443,7 +467,7 @@ rerun_same_ok() {
 		grep -qxF 'disjoint seeds: A 6 seeds, 1..1003, B 6 seeds, 101..1103' "$tmp/rerun_same.out" &&
 		grep -qxF "  tested in both: 12; A's intervals hold B's Δ in 12 (100.0%, stated coverage 93.5% on average), B's hold A's in 12 (100.0%, stated 93.5%)" "$tmp/rerun_same.out" &&
 		grep -qxF '  exact in both: 12, Δ equal within 0.01 in 12' "$tmp/rerun_same.out" &&
-		grep -qxF 'control cells (nohooks-aa, nohooks-codegen) significant: A none; B none' "$tmp/rerun_same.out"
+		grep -qxF 'A/A control cells (nohooks-aa) significant: A none; B none' "$tmp/rerun_same.out"
 }
 check "rerun-check: a rerun with the same summary agrees on every verdict and Δ, exit 0" rerun_same_ok
 run rerun_seeds "$scripts/rerun-check.sh" synth-a synth-a

@@ -1,0 +1,240 @@
+#!/bin/bash
+# adaptive-seeds.sh RUN_DIR [JOBS]: after a matrix run's reps, give the noisy
+# cells more seeds, in batches, until their estimate is stable or the cap is
+# reached (the rule and its numbers: lib/common.sh LAB_ADAPT_*). Run by
+# scripts/matrix.sh once its boots are done; boots are matrix-cell.sh's, as
+# the matrix's own, JOBS at a time (default 1), so the cell store makes a
+# rerun's extra seeds cheap. Rep r > reps boots with the run's seed sequence
+# (lib/common.sh run_seed: seed_base + r, A/A seed_base + 1000 + r). Each
+# round is decided from the cells of the rounds before it only, so a resumed
+# run takes the same decisions and reruns no stored boot. The rounds, the
+# rule and every extra boot go into manifest.json (.matrix.adaptive).
+# Only under tcg (icount): under a real-time accel the figure needs n >= 10
+# reps anyway. A --hosts/--slurm run's extra boots run here. Exit 1 when an
+# extra boot failed, 2 on bad input.
+# adaptive-seeds.sh --list RUN_DIR: the run's extra boots on disk, one
+# "VARIANT STATE REP" a line in boot order (rep, then the run's variant and
+# state order), for the matrix to add to its cells.csv.
+# adaptive-seeds.sh --plan RUN_DIR: round 0 only, changing nothing: the open
+# rows and the boots the first round would add (the cost, before a run).
+set -euo pipefail
+# shellcheck source=../lib/common.sh
+. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
+
+usage="usage: adaptive-seeds.sh RUN_DIR [JOBS] | adaptive-seeds.sh --list|--plan RUN_DIR"
+list=0 plan=0
+[[ ${1:-} == --list ]] && list=1 && shift
+[[ ${1:-} == --plan ]] && plan=1 && shift
+(($# == 1 || ($# == 2 && !list && !plan))) || die_usage "$usage"
+dir=$1 jobs=${2:-1}
+[[ -f $dir/matrix.conf ]] || die_usage "adaptive-seeds: $dir/matrix.conf not found"
+check_number jobs "$jobs"
+read_matrix_conf "$dir/matrix.conf"
+read -ra vlist <<<"${variants//,/ }"
+read -ra slist <<<"${states//,/ }"
+
+# extra_boots: the cell files of reps beyond the run's, in boot order
+extra_boots() {
+	local f b v s r i j
+	for f in "$dir"/cells/*.csv; do
+		[[ -f $f ]] || continue
+		b=$(basename "$f" .csv)
+		IFS=. read -r v s r <<<"$b"
+		[[ $r =~ ^[0-9]+$ ]] || continue
+		((r > reps)) || continue
+		for i in "${!vlist[@]}"; do if [[ ${vlist[$i]} == "$v" ]]; then break; fi; done
+		for j in "${!slist[@]}"; do if [[ ${slist[$j]} == "$s" ]]; then break; fi; done
+		if [[ ${vlist[$i]} == "$v" && ${slist[$j]} == "$s" ]]; then echo "$r $i $j $v $s"; fi
+	done | sort -k1,1n -k2,2n -k3,3n | awk '{ print $4, $5, $1 }'
+}
+if ((list)); then
+	extra_boots
+	exit 0
+fi
+
+batch=$LAB_ADAPT_BATCH cap=$LAB_ADAPT_CAP width=$LAB_ADAPT_WIDTH move=$LAB_ADAPT_MOVE
+[[ $batch =~ ^[1-9][0-9]?$ ]] || die_usage "adaptive-seeds: LAB_ADAPT_BATCH '$batch' is not a whole number 1-99"
+[[ $cap =~ ^[0-9]+$ && $cap -le ${LAB_BOUNDS[reps]#* } ]] || die_usage "adaptive-seeds: LAB_ADAPT_CAP '$cap' is not a whole number 0-${LAB_BOUNDS[reps]#* }"
+for x in "$width" "$move"; do
+	[[ $x =~ ^[0-9]+(\.[0-9]+)?$ ]] || die_usage "adaptive-seeds: LAB_ADAPT_WIDTH/LAB_ADAPT_MOVE '$x' is not a non-negative decimal number"
+done
+rule="a hook-cost row whose seeds are not exact (labstat method rank-sum) is open while its Hodges-Lehmann interval of the delta is wider than $width or its delta moved by more than $move at the last batch; its variant gets $batch more seeds, the state's baseline and A/A control as many as the most-seeded variant; cap $cap seeds"
+if [[ $accel != tcg ]]; then
+	log "adaptive seeds: off under $accel (only tcg-icount cells are exact or noisy by seed; a real-time figure needs n >= 10 reps)"
+	exit 0
+fi
+if ((reps < 2 || cap <= reps)); then
+	log "adaptive seeds: off ($reps rep(s), cap $cap: two reps tell an exact cell from a noisy one, and the cap must exceed them)"
+	exit 0
+fi
+
+# (tcg-icount only, so ns_per_op counts instructions, as the matrix's cells say)
+unit=instructions
+# the controls every variant's delta needs: its base tree's baseline and that
+# baseline's A/A pseudo-variant, where the run has them
+declare -A in_run=() ctl=() target=()
+for v in "${vlist[@]}"; do in_run[$v]=1; done
+for v in "${vlist[@]}"; do
+	b=$(catalog_one_on "$(variant_base "${v%-aa}")" baseline)
+	c=""
+	[[ -n $b && -n ${in_run[$b]:-} ]] && c=$b
+	a=""
+	[[ -z $b ]] || a=$(seed_control_of "$b")
+	[[ -n $a && -n ${in_run[$a]:-} ]] && c+=" $a"
+	ctl[$v]=$c
+	for s in "${slist[@]}"; do target[$v.$s]=$reps; done
+done
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir -p "$tmp/res/adapt"
+: >"$tmp/prev"
+# columns after a boot's own 14 (cells.csv's run columns, e.g. a base tree)
+# are the variant's: an extra boot's rows take them from its first row
+suffixes() { awk -F, 'NR > 1 && !($1 in s) { t = ""; for (i = 15; i <= NF; i++) t = t "," $i; s[$1] = t; print $1 " " t }' "$dir/cells.csv"; }
+
+# cells_now: the run's cells.csv with the extra reps decided so far
+cells_now() {
+	local v s r sfx
+	declare -A suffix=()
+	while read -r v sfx; do suffix[$v]=$sfx; done < <(suffixes)
+	# the run's own reps (a finished run's cells.csv has the extra ones too)
+	awk -F, -v reps="$reps" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next } $c["rep"] <= reps' "$dir/cells.csv"
+	for v in "${vlist[@]}"; do
+		for s in "${slist[@]}"; do
+			for ((r = reps + 1; r <= target[$v.$s]; r++)); do
+				if [[ -f $dir/cells/$v.$s.$r.csv ]]; then sed "s/\$/${suffix[$v]:-}/" "$dir/cells/$v.$s.$r.csv"; fi
+			done
+		done
+	done
+}
+
+# open_rows: "VARIANT STATE WORKLOAD REASON" for every open row of the summary;
+# the deltas go to $tmp/prev for the next round
+open_rows() {
+	awk -F, -v W="$width" -v M="$move" -v prev="$tmp/prev" -v next_="$tmp/next" '
+		function abs(x) { return x < 0 ? -x : x }
+		FILENAME == prev { p[$1] = $2; next }
+		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		{
+			k = $c["variant"] "/" $c["state"] "/" $c["workload"]
+			if ($c["method"] != "rank-sum" || $c["measure"] != "hook-cost" || $c["delta_ci_lo"] == "") next
+			d = $c["delta_ns_per_op"]; lo = $c["delta_ci_lo"]; hi = $c["delta_ci_hi"]
+			print k "," d > next_
+			why = ""
+			if (hi - lo > W + 1e-9) why = sprintf("interval [%s, %s] wider than %s", lo, hi, W)
+			else if ((k in p) && abs(d - p[k]) > M + 1e-9) why = sprintf("delta moved %+.3f at the last batch", d - p[k])
+			if (why != "") print $c["variant"], $c["state"], $c["workload"], "n=" $c["n"] ": " why
+		}' "$tmp/prev" "$1"
+	if [[ -f $tmp/next ]]; then mv "$tmp/next" "$tmp/prev"; else : >"$tmp/prev"; fi
+}
+
+declare -A running=()
+todo=() started=0 failed=0 nbatch=0 t0=$(now) rounds_json="[]"
+run_boot() {
+	local v=$1 s=$2 r=$3 seed wl el eta=""
+	seed=$(run_seed "$seed_base" "$v" "$r")
+	wl=$(run_state_workloads "$workloads" "$s")
+	started=$((started + 1))
+	el=$(($(now) - t0))
+	((started > 1)) && eta=", ETA $(fmt_secs $((el * (nbatch - started + 1) / (started - 1))))"
+	log "[$started/$nbatch] adaptive boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
+	setpriv --pdeathsig KILL "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "" "$accel" "$runtime" "$unit" &
+	running[$!]="$v.$s.$r"
+}
+reap() {
+	local pid rc=0 cell
+	wait -n -p pid || rc=$?
+	cell=$dir/cells/${running[$pid]}.csv
+	unset "running[$pid]"
+	if [[ ! -f $cell ]] || awk -F, '$7 != "ok" && $7 != "n/a" { f = 1 } END { exit !f }' "$cell"; then
+		failed=$((failed + 1))
+		log "adaptive seeds: boot ${cell##*/} failed (rc $rc): its rows count as failed"
+	fi
+}
+
+round=0
+while :; do
+	cells_now >"$tmp/res/adapt/cells.csv"
+	if ! LAB_RESULTS=$tmp/res "$LAB_ROOT/scripts/summary.sh" adapt 2>"$tmp/summary.err"; then
+		cat "$tmp/summary.err" >&2
+		die "adaptive seeds: the summary of round $round failed"
+	fi
+	mapfile -t open < <(open_rows "$tmp/res/adapt/summary.csv")
+	# the new targets: +batch for an open row's variant, then its controls
+	declare -A want=()
+	for o in "${open[@]}"; do
+		read -r v s _ <<<"$o"
+		[[ -n ${target[$v.$s]:-} ]] || continue
+		n=$((target[$v.$s] + batch))
+		((n > cap)) && n=$cap
+		((n > ${want[$v.$s]:-0})) && want[$v.$s]=$n
+	done
+	for k in "${!want[@]}"; do
+		v=${k%%.*} s=${k#*.}
+		for c in ${ctl[$v]}; do ((${want[$k]} > ${want[$c.$s]:-0})) && want[$c.$s]=${want[$k]}; done
+	done
+	boots=()
+	for v in "${vlist[@]}"; do
+		for s in "${slist[@]}"; do
+			n=${want[$v.$s]:-0}
+			((n > target[$v.$s])) || continue
+			for ((r = target[$v.$s] + 1; r <= n; r++)); do boots+=("$v $s $r"); done
+			target[$v.$s]=$n
+		done
+	done
+	if ((${#open[@]})); then
+		log "adaptive seeds: round $round: ${#open[@]} open row(s):"
+		printf '  %s\n' "${open[@]}" | sed 's|^  \([^ ]*\) \([^ ]*\) \([^ ]*\) |  \1 / \2 / \3: |' >&2
+	else
+		log "adaptive seeds: round $round: no open row"
+	fi
+	rounds_json=$(jq -c --argjson r "$round" --arg open "$(printf '%s\n' "${open[@]}")" \
+		--arg boots "$(printf '%s\n' "${boots[@]}")" \
+		'. + [{round: $r, open: ($open | split("\n") | map(select(. != ""))),
+		       boots: ($boots | split("\n") | map(select(. != "")))}]' <<<"$rounds_json")
+	if ((plan)); then
+		log "adaptive seeds --plan: round 1 would add ${#boots[@]} boot(s) over $(printf '%s\n' "${boots[@]}" | awk 'NF { k[$1 " " $2] = 1 } END { print length(k) }') variant x state pair(s); at most $(for k in "${!want[@]}"; do echo $((cap - want[$k])); done | awk '{ t += $1 } END { print t + 0 }') more could follow"
+		exit 0
+	fi
+	if ((${#boots[@]} == 0)); then
+		((${#open[@]} == 0)) || log "adaptive seeds: every open row is at the cap ($cap seeds): stopping"
+		break
+	fi
+	round=$((round + 1))
+	# the most these cells can still cost after this round
+	left=0
+	for k in "${!want[@]}"; do left=$((left + cap - want[$k])); done
+	# boots whose cell is stored in the run dir (a resumed run) are done,
+	# but one that failed on the host's side runs again
+	todo=()
+	for b in "${boots[@]}"; do
+		read -r v s r <<<"$b"
+		f=$dir/cells/$v.$s.$r.csv
+		if [[ -f $f ]] && awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ { x = 1 } END { exit !x }' "$f"; then rm -f "$f"; fi
+		[[ -f $f ]] || todo+=("$b")
+	done
+	log "adaptive seeds: round $round: ${#boots[@]} more boot(s) (${#todo[@]} to run, the rest already in $dir/cells), $jobs at a time; the ETA is to the end of this round, and at most $left more boot(s) can follow"
+	nbatch=$((nbatch + ${#todo[@]}))
+	for b in "${todo[@]}"; do
+		((${#running[@]} < jobs)) || reap
+		# shellcheck disable=SC2086 # "V S R"
+		run_boot $b
+	done
+	while ((${#running[@]})); do reap; done
+done
+
+extra=$(extra_boots | while read -r v s r; do
+	jq -nc --arg v "$v" --arg s "$s" --argjson r "$r" --argjson seed "$(run_seed "$seed_base" "$v" "$r")" '{variant: $v, state: $s, rep: $r, seed: $seed}'
+done | jq -sc .)
+log "adaptive seeds: done after $round round(s): $(jq length <<<"$extra") extra boot(s), $started run now, $failed failed ($(fmt_secs $(($(now) - t0))))"
+if [[ -f $dir/manifest.json ]]; then
+	jq --arg rule "$rule" --argjson batch "$batch" --argjson cap "$cap" --argjson width "$width" --argjson move "$move" \
+		--argjson rounds "$rounds_json" --argjson extra "$extra" \
+		'.matrix.adaptive = {rule: $rule, batch: $batch, cap: $cap, width: $width, move: $move,
+		                     rounds: $rounds, extra_boots: $extra}' "$dir/manifest.json" >"$dir/manifest.json.tmp"
+	mv "$dir/manifest.json.tmp" "$dir/manifest.json"
+fi
+((failed == 0))
