@@ -18,8 +18,24 @@ for v in $(known_variants); do
 	esac
 done
 check "catalog: every variant's meta names a known role (bad:${bad:- none})" test -z "$bad"
-check "catalog: one baseline ($(catalog_one baseline)), with a declared seed control ($(seed_control_of "$(catalog_one baseline)"))" \
-	both test "$(variants_with baseline | wc -l)" = 1 -- test "$(variant_role "$(seed_control_of "$(catalog_one baseline)")")" = seed-control
+# one baseline and one reference per base (issue 23: a Δ or a proof pairs
+# variants of one base only)
+for b in $(known_bases); do
+	bl=$(catalog_one_on "$b" baseline)
+	check "catalog: base $b has one baseline (${bl:-none}), with a declared seed control ($(seed_control_of "$bl"))" \
+		both test "$(variants_on "$b" baseline | wc -l)" = 1 -- test "$(variant_role "$(seed_control_of "$bl")")" = seed-control
+	check "catalog: base $b has a reference (reference=yes: $(reference_on "$b"))" test -n "$(reference_on "$b")"
+done
+check "catalog: the default base's baseline is catalog_one baseline ($(catalog_one baseline))" \
+	test "$(catalog_one baseline)" = "$(catalog_one_on "$LAB_DEFAULT_BASE" baseline)"
+# a port names an existing design of another base
+bad=""
+for v in $(known_variants); do
+	d=$(variant_design "$v")
+	[[ $d == "$v" ]] && continue
+	[[ -d $(variants_dir)/$d && $(variant_base "$d") != "$(variant_base "$v")" ]] || bad+=" $v(design=$d)"
+done
+check "catalog: every port's design= is a variant of another base (bad:${bad:- none})" test -z "$bad"
 check "catalog: a pseudo-variant nobody declares is not a seed control" test "$(variant_role upstream-aa)" != seed-control
 
 # a throw-away design: a folder in a scratch variants dir, nothing else
