@@ -79,7 +79,9 @@ catalog_one_on() { variants_on "$1" "$2" | awk 'NR == 1'; }
 reference_on() {
 	local v
 	for v in $(known_variants); do
-		[[ $(variant_meta "$v" reference) == yes && $(variant_base "$v") == "$1" ]] && echo "$v"
+		# (an if, not '&&': a false test ending the loop would fail the
+		# pipeline under pipefail, and with it every caller under set -e)
+		if [[ $(variant_meta "$v" reference) == yes && $(variant_base "$v") == "$1" ]]; then echo "$v"; fi
 	done | awk 'NR == 1'
 }
 
