@@ -42,9 +42,12 @@ for v in $(known_variants); do
 	fi
 done
 check "pristine io_uring.c untouched after applying every series" test "$(sha256_of "$LAB_PRISTINE/io_uring/io_uring.c")" = "$ref"
-for f in "$LAB_TREES/nohooks/io_uring/io_uring.c" "$tmp/sparse/nohooks/io_uring/io_uring.c"; do
-	[[ -f $f ]] || continue
-	check "nohooks tree has no audit_uring_ calls in io_uring.c" bash -c "! grep -q audit_uring_ '$f'"
+# every base's baseline (role=baseline, lib/catalog.sh) has no hooks left
+for v in $(variants_with baseline); do
+	for f in "$LAB_TREES/$v/io_uring/io_uring.c" "$tmp/sparse/$v/io_uring/io_uring.c"; do
+		[[ -f $f ]] || continue
+		check "$v (baseline, base $(variant_base "$v")) tree has no audit_uring_ calls in io_uring.c" bash -c "! grep -q audit_uring_ '$f'"
+	done
 done
 
 # a broken series: a good patch then one whose context does not match

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The kconfig check: every requested option must survive olddefconfig.
-# Unit cases on synthetic files, then a real merge in which a fragment turns
-# off CONFIG_NET, so Kconfig silently drops audit and Smack: the check must
-# stop and name them.
+# Unit cases on synthetic files, then, on every base (known_bases), a real
+# merge in which a fragment turns off CONFIG_NET, so Kconfig silently drops
+# audit and Smack: the check must stop and name them; and the base's own
+# fragments (lab.config, kernel/config/lab-BASE.config) must survive.
 set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -33,22 +34,34 @@ if quick; then
 	skip "real merge_config + olddefconfig drops audit without NET" "--quick"
 	exit 0
 fi
-"$LAB_ROOT/kernel/extract-source.sh"
 export LAB_TREES=$tmp/trees
-"$LAB_ROOT/kernel/prepare-tree.sh" upstream >/dev/null 2>&1
-printf '# CONFIG_NET is not set\n' >"$tmp/nonet.config"
-if out=$("$LAB_ROOT/kernel/make-config.sh" "$LAB_TREES/upstream" "$LAB_TREES/upstream/lab-config" \
-	"$LAB_ROOT/kernel/config/lab.config" "$tmp/nonet.config" 2>&1); then
-	not_ok "make-config fails when CONFIG_NET=n drops audit"
-else
-	ok "make-config fails when CONFIG_NET=n drops audit"
-	check "the failure names CONFIG_AUDIT" grep -q 'CONFIG_AUDIT=y requested but CONFIG_AUDIT is not set' <<<"$out"
-	check "the failure names CONFIG_SECURITY_SMACK" grep -q 'CONFIG_SECURITY_SMACK=y requested but' <<<"$out"
-fi
-if out=$("$LAB_ROOT/kernel/make-config.sh" "$LAB_TREES/upstream" "$LAB_TREES/upstream/lab-config" \
-	"$LAB_ROOT/kernel/config/lab.config" 2>&1); then
-	ok "the lab fragment itself survives olddefconfig"
-else
-	printf '%s\n' "$out" | tail -5
-	not_ok "the lab fragment itself survives olddefconfig"
-fi
+# on every base (issue 23), in the tree of the base's reference variant: the
+# base's fragments are lab.config plus kernel/config/lab-BASE.config if any
+# (kernel/build.sh's list)
+for b in $(known_bases); do
+	v=$(reference_on "$b")
+	if [[ -z $v ]]; then
+		not_ok "base $b has a reference variant to configure"
+		continue
+	fi
+	"$LAB_ROOT/kernel/extract-source.sh" "$b"
+	"$LAB_ROOT/kernel/prepare-tree.sh" "$v" >/dev/null 2>&1
+	frags=("$LAB_ROOT/kernel/config/lab.config")
+	[[ -f $LAB_ROOT/kernel/config/lab-$b.config ]] && frags+=("$LAB_ROOT/kernel/config/lab-$b.config")
+	printf '# CONFIG_NET is not set\n' >"$tmp/nonet.config"
+	if out=$("$LAB_ROOT/kernel/make-config.sh" "$LAB_TREES/$v" "$LAB_TREES/$v/lab-config" \
+		"${frags[@]}" "$tmp/nonet.config" 2>&1); then
+		not_ok "base $b: make-config fails when CONFIG_NET=n drops audit"
+	else
+		ok "base $b: make-config fails when CONFIG_NET=n drops audit"
+		check "base $b: the failure names CONFIG_AUDIT" grep -q 'CONFIG_AUDIT=y requested but CONFIG_AUDIT is not set' <<<"$out"
+		check "base $b: the failure names CONFIG_SECURITY_SMACK" grep -q 'CONFIG_SECURITY_SMACK=y requested but' <<<"$out"
+	fi
+	if out=$("$LAB_ROOT/kernel/make-config.sh" "$LAB_TREES/$v" "$LAB_TREES/$v/lab-config" "${frags[@]}" 2>&1); then
+		ok "base $b: the lab fragments (${frags[*]##*/}) survive olddefconfig ($(grep -o 'all [0-9]* requested' <<<"$out"))"
+	else
+		printf '%s\n' "$out" | tail -5
+		not_ok "base $b: the lab fragments (${frags[*]##*/}) survive olddefconfig"
+	fi
+	rm -rf "${LAB_TREES:?}/$v"
+done

@@ -18,17 +18,24 @@ for v in $(known_variants); do
 	esac
 done
 check "catalog: every variant's meta names a known role (bad:${bad:- none})" test -z "$bad"
-# one baseline per base tree (issue 23), with a declared seed control; a base
-# with a design on it has its baseline
-bad=""
+# one baseline and one reference per base (issue 23: a Δ or a proof pairs
+# variants of one base only)
 for b in $(known_bases); do
-	n=$(variants_on "$b" baseline | wc -l)
 	bl=$(catalog_one_on "$b" baseline)
-	if ((n > 1)) || { [[ -n $(variants_on "$b" design) ]] && ((n == 0)); } ||
-		{ ((n == 1)) && [[ $(variant_role "$(seed_control_of "$bl")") != seed-control ]]; }; then bad+=" $b"; fi
+	check "catalog: base $b has one baseline (${bl:-none}), with a declared seed control ($(seed_control_of "$bl"))" \
+		both test "$(variants_on "$b" baseline | wc -l)" = 1 -- test "$(variant_role "$(seed_control_of "$bl")")" = seed-control
+	check "catalog: base $b has a reference (reference=yes: $(reference_on "$b"))" test -n "$(reference_on "$b")"
 done
-check "catalog: one baseline per base tree ($(roles_by_base baseline)), each with a declared seed control ($(roles_by_base seed-control)); bad:${bad:- none}" \
-	both test -z "$bad" -- test -n "$(catalog_one_on "$LAB_DEFAULT_BASE" baseline)"
+check "catalog: the default base's baseline is catalog_one baseline ($(catalog_one baseline))" \
+	test "$(catalog_one baseline)" = "$(catalog_one_on "$LAB_DEFAULT_BASE" baseline)"
+# a port names an existing design of another base
+bad=""
+for v in $(known_variants); do
+	d=$(variant_design "$v")
+	[[ $d == "$v" ]] && continue
+	[[ -d $(variants_dir)/$d && $(variant_base "$d") != "$(variant_base "$v")" ]] || bad+=" $v(design=$d)"
+done
+check "catalog: every port's design= is a variant of another base (bad:${bad:- none})" test -z "$bad"
 check "catalog: a pseudo-variant nobody declares is not a seed control" test "$(variant_role upstream-aa)" != seed-control
 
 # a throw-away design: a folder in a scratch variants dir, nothing else
@@ -53,30 +60,3 @@ if [[ -f $LAB_ROOT/results/$run/summary.csv ]]; then
 else
 	skip "catalog: the new design in the headline" "no published run in results/"
 fi
-
-# --- base trees (issue 23): ports, the matrix's variants per base, roles per base ---
-# two fake 6.12 folders beside the real ones (the real ports may not exist yet)
-rm -f "$LAB_VARIANTS/nohooks-6-12" "$LAB_VARIANTS/static-key-6-12"
-for m in "nohooks-6-12 role=baseline design=nohooks seed-control=nohooks-6-12-aa order=10" \
-	"static-key-6-12 role=design design=static-key order=2"; do
-	read -r v meta <<<"$m"
-	mkdir "$LAB_VARIANTS/$v"
-	printf '# base: 6.12\n' >"$LAB_VARIANTS/$v/series"
-	tr ' ' '\n' <<<"$meta" >"$LAB_VARIANTS/$v/meta"
-done
-check "bases: known_bases lists 6.1 and 6.12, oldest first" test "$(known_bases | paste -sd' ')" = "6.1 6.12"
-check "bases: port_on finds each design's port (static-key on 6.12, the A/A control's, none for rfc)" \
-	test "$(port_on 6.12 static-key)/$(port_on 6.12 nohooks-aa)/$(port_on 6.12 rfc)/$(port_on 6.1 static-key-6-12)" = "static-key-6-12/nohooks-6-12-aa//static-key"
-check "bases: variants_for_bases 6.1 of the default list is the list itself" \
-	test "$(variants_for_bases 6.1 "$(cat "$LAB_ROOT/workloads/matrix.variants")" 2>/dev/null)" = "$(cat "$LAB_ROOT/workloads/matrix.variants")"
-check "bases: variants_for_bases 6.1,6.12: each base's ports, its baseline and A/A control (rfc has no 6.12 port)" \
-	test "$(variants_for_bases 6.1,6.12 static-key,rfc 2>/dev/null)" = "static-key,rfc,nohooks,nohooks-aa,static-key-6-12,nohooks-6-12,nohooks-6-12-aa"
-check "bases: roles_by_base: a baseline and an A/A control per base, the codegen control only on 6.1" \
-	test "$(roles_by_base baseline) $(roles_by_base seed-control) $(roles_by_base codegen-control)" = "6.1=nohooks,6.12=nohooks-6-12 6.1=nohooks-aa,6.12=nohooks-6-12-aa 6.1=nohooks-codegen"
-refused() {
-	local rc=0
-	(check_bases "$1") >/dev/null 2>"$tmp/err" || rc=$?
-	[[ $rc == 2 && $(wc -l <"$tmp/err") == 1 ]] && grep -qF -- "$2" "$tmp/err"
-}
-check "bases: check_bases refuses an unknown base in one line (exit 2)" refused 6.1,9.9 "error: unknown base '9.9'; known: 6.1 6.12"
-check "bases: check_bases refuses a base name that is not a version in one line (exit 2)" refused 6.1,../x "bad base name '../x'"
