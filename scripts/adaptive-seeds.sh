@@ -66,7 +66,13 @@ if [[ $accel != tcg ]]; then
 	exit 0
 fi
 if ((reps < 2 || cap <= reps)); then
-	log "adaptive seeds: off ($reps rep(s), cap $cap: two reps tell an exact cell from a noisy one, and the cap must exceed them)"
+	why="$reps rep(s), cap $cap: two reps tell an exact cell from a noisy one, and the cap must exceed them"
+	log "adaptive seeds: off ($why)"
+	# the manifest says so: a reader must not take the run's noisy cells for adaptively seeded ones
+	if ((!list && !plan)) && [[ -f $dir/manifest.json ]]; then
+		jq --arg why "$why" --argjson cap "$cap" '.matrix.adaptive = {off: $why, cap: $cap, rounds: [], extra_boots: []}' \
+			"$dir/manifest.json" >"$dir/manifest.json.tmp" && mv "$dir/manifest.json.tmp" "$dir/manifest.json"
+	fi
 	exit 0
 fi
 
