@@ -156,12 +156,16 @@ lsm_scenario() { # NAME RULE(0|1)
 	cat /tmp/lc.txt
 }
 if [ "$(cat /proc/self/attr/current 2>/dev/null)" = "_" ]; then
-	# a ramfs whose files are labelled B (smackfsdef): tmpfs (the guest's /)
-	# has no xattrs here, so Smack labels its files '*', open to every label
+	# a ramfs whose files are labelled B: tmpfs (the guest's /) has no
+	# xattrs here, so Smack labels its files '*', open to every label. The
+	# file is created by a task labelled B: 6.1 labels a new inode of an
+	# xattr-less fs with the mount's smackfsdef (B), but since 6.8
+	# smack_inode_init_security() marks it instantiated with the creating
+	# task's label, so on 6.12 a file created by '_' stays '_' (readable by A).
 	mkdir -p $SM
 	mount -t ramfs -o smackfsroot=_,smackfsdef=B none $SM
 	echo "stream lsm-object mount_rc=$?"
-	chmod 777 $SM && echo x >$SM/secret && chmod 644 $SM/secret
+	chmod 777 $SM && sh -c 'echo B >/proc/self/attr/current && echo x >"$1" && chmod 644 "$1"' sh $SM/secret
 	lsm_scenario lsm 1
 	lsm_scenario lsm-norule 0
 else
