@@ -29,7 +29,7 @@ check "not significant cells in parentheses; an SQPOLL Δ inside the tolerance s
 check "i-cache Δ lines/op (idle, watch) and hot text Δ bytes" grep -qF '| +0.04 / +0.06 | +4.00 / +20.00 | +0 / +8 |' <<<"$(row static-key)"
 check "correctness: stream-expect count, runtime-disable and proofs from the catalog" \
 	both grep -qF '| 1 expected difference | survives | builds | clean |' <<<"$(row static-key)" -- \
-	has '| 7 expected differences | **kernel BUG** | not recorded | no lock added |'
+	has '| 7 expected differences | **kernel BUG** | builds | no lock added |'
 check "the sentence: gains and pays against the reference, from the columns" \
 	grep -qF 'Against upstream, gains: up to 87.9 instructions/op less (idle, audited op by SQPOLL; 7 cells); survives runtime disable; 9.39 fewer i-cache lines/op (idle, audited op); pays: up to +45.0 instructions/op (watch, audited op by SQPOLL; 7 cells); 1 record-stream difference; +10.00 i-cache lines/op (watch, audited op).' <<<"$(row static-key)"
 check "a design not in the run: no Pareto mark, 'not in this run'" grep -qE '^\| key-calls \| — \| .*\| not in this run \|$' <<<"$(row key-calls)"
