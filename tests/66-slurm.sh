@@ -24,7 +24,13 @@ fi
 # namespace of its own whose only interface is loopback. Slurm resolves its
 # listen address with AI_ADDRCONFIG, which ignores 127.0.0.0/8, so lo also
 # gets 10.254.254.1/32 (still lo: nothing leaves the namespace)
+# The .debs are fetched here, before the namespace: inside it there is no
+# route to the archive (a fresh machine's CI failed on exactly that).
 if [[ -z ${LAB_SLURM_NETNS:-} ]]; then
+	if ! "$LAB_ROOT/scripts/setup.sh" --host-debs slurm >/dev/null; then
+		not_ok "munged, slurmctld and slurmd up on localhost (setup.sh --host-debs slurm failed)"
+		exit 0
+	fi
 	# shellcheck disable=SC2016 # $0 belongs to the inner bash
 	exec unshare -n env LAB_SLURM_NETNS=1 bash -c 'ip link set lo up && ip addr add 10.254.254.1/32 dev lo && exec bash "$0"' "$0"
 fi
