@@ -25,7 +25,7 @@ usage: ./run.sh COMMAND [ARGS]
   summary RUN                recompute results/RUN/summary.csv from its cells
   plots RUN                  draw results/RUN/plots/ (gnuplot, PNG and SVG)
   report RUN                 summary + plots + results/RUN/report.md
-  try PATCH... [--on VARIANT] [--reps N]
+  try PATCH... [--on VARIANT] [--reps N] [--hosts FILE | --slurm DIR [--sbatch 'OPTIONS']]
                              build and measure a patch from the list against nohooks and VARIANT (upstream)
   compare RUN_A RUN_B        per-cell change between two runs, with CIs
   rerun-check [--same-seeds] RUN_A RUN_B

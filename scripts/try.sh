@@ -1,5 +1,6 @@
 #!/bin/bash
-# try.sh PATCH... [--on VARIANT] [--reps N]: what a maintainer does with a
+# try.sh PATCH... [--on VARIANT] [--reps N] [--hosts FILE | --slurm DIR
+# [--sbatch OPTS]]: what a maintainer does with a
 # patch from the list (run.sh try). The patches (git format-patch files or an
 # mbox) go on top of VARIANT's series (default upstream) as a temporary
 # variant try-<hash> that lives in the cache ($LAB_CACHE/try/), never in the
@@ -10,6 +11,9 @@
 # come from the cell store when a matrix ran before), and one decision table
 # is printed: Δ per op versus that baseline for the patch and for VARIANT, and any
 # kernel splat of the patched kernel.
+# --hosts / --slurm: the cells the store lacks run on worker hosts (GNU
+# parallel over SSH, or one Slurm job array), as matrix --hosts/--slurm runs
+# them; the options are matrix.sh's, checked by it before the build.
 # Bad input gets one line before any build: a file that is not a patch, a
 # patch that does not apply (naming the failing hunk), a build failure (its
 # first error line); nothing is left behind.
@@ -19,10 +23,15 @@ set -euo pipefail
 # shellcheck source=../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
-usage="usage: run.sh try PATCH... [--on VARIANT] [--reps N]"
-on=upstream reps=3 patches=()
+usage="usage: run.sh try PATCH... [--on VARIANT] [--reps N] [--hosts FILE | --slurm DIR [--sbatch OPTS]]"
+on=upstream reps=3 patches=() remote=()
 while (($#)); do
 	case $1 in
+	--hosts | --slurm | --sbatch)
+		[[ $# -ge 2 && -n $2 ]] || die_usage "try: $1 needs a value ($usage)"
+		remote+=("$1" "$2")
+		shift 2
+		;;
 	--on | --reps)
 		[[ $# -ge 2 && -n $2 ]] || die_usage "try: $1 needs a value ($usage)"
 		if [[ $1 == --on ]]; then on=$2; else reps=$2; fi
@@ -35,6 +44,10 @@ done
 ((${#patches[@]})) || die_usage "$usage"
 check_variant "$on"
 [[ $reps =~ ^[1-9][0-9]*$ ]] || die_usage "try: --reps must be a positive whole number (got '$reps')"
+# the worker options, checked by the matrix that will take them (one line, exit 2)
+# (cells on other hosts are the same bytes only under tcg-icount: --accel tcg)
+((${#remote[@]} == 0)) || remote+=(--accel tcg)
+((${#remote[@]} == 0)) || LAB_CHECK_ARGS=1 "$LAB_ROOT/scripts/matrix.sh" "${remote[@]}"
 # is_patch FILE: has a unified diff: a ---/+++ pair followed by a hunk header
 is_patch() { awk '/^--- / { m = 1; next } m == 1 && /^\+\+\+ / { m = 2; next } m == 2 && /^@@ / { f = 1; exit } { m = 0 } END { exit !f }' "$1"; }
 for p in "${patches[@]}"; do
@@ -111,7 +124,7 @@ rc=0
 # LAB_TRY_STATES / LAB_TRY_WORKLOADS narrow the cells (tests/64: a smaller
 # table in CI time); matrix.sh validates both as names
 "$LAB_ROOT/scripts/matrix.sh" --cells-only --variants "$bl,$on,$id" --states "${LAB_TRY_STATES:-off,idle,syscall-1,uring-hit}" \
-	${LAB_TRY_WORKLOADS:+--workloads "$LAB_TRY_WORKLOADS"} --reps "$reps" --runtime 1 --run-id "$run" || rc=$?
+	${LAB_TRY_WORKLOADS:+--workloads "$LAB_TRY_WORKLOADS"} --reps "$reps" --runtime 1 --run-id "$run" "${remote[@]}" || rc=$?
 dir=$LAB_RESULTS/$run
 [[ -f $dir/summary.csv ]] || die "try: the matrix of $id wrote no summary ($dir)"
 log "try: cells done in $(fmt_secs $(($(now) - start)))"

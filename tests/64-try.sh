@@ -53,23 +53,13 @@ if quick; then
 	skip "try: a throw-away patch end to end" "--quick"
 	exit 0
 fi
-# a comment-only change inside io_issue_sqe(), made against the pristine tree
-"$LAB_ROOT/kernel/extract-source.sh" "$LAB_DEFAULT_BASE"
-src=$(base_pristine "$LAB_DEFAULT_BASE")/io_uring/io_uring.c
-mkdir -p "$tmp/a/io_uring" "$tmp/b/io_uring"
-cp "$src" "$tmp/a/io_uring/io_uring.c"
-awk '{ print } /^static int io_issue_sqe\(struct io_kiocb \*req, unsigned int issue_flags\)$/ { f = 1 } f == 1 && /^\{$/ { print "\t/* lab: a throw-away comment (tests/64-try.sh) */"; f = 2 }' \
-	"$src" >"$tmp/b/io_uring/io_uring.c"
-{
-	printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\nFrom: Lab <lab@example.org>\n'
-	printf 'Subject: [PATCH] io_uring: a comment in io_issue_sqe (throw-away)\n\n---\n'
-	(cd "$tmp" && diff -u --label a/io_uring/io_uring.c --label b/io_uring/io_uring.c a/io_uring/io_uring.c b/io_uring/io_uring.c) || true
-} >"$tmp/comment.patch"
+# a comment-only change inside io_issue_sqe() (tests/lib.sh)
+patch=$(throwaway_patch "$tmp")
 unset LAB_NO_CELL_STORE
 export LAB_CELLS=$tmp/cells
 start=$(now)
 rc=0
-LAB_TRY_STATES=off,idle LAB_TRY_WORKLOADS=bench-nop,bench-openclose "$try" --reps 1 "$tmp/comment.patch" >"$tmp/try.out" 2>"$tmp/try.err" || rc=$?
+LAB_TRY_STATES=off,idle LAB_TRY_WORKLOADS=bench-nop,bench-openclose "$try" --reps 1 "$patch" >"$tmp/try.out" 2>"$tmp/try.err" || rc=$?
 secs=$(($(now) - start))
 sed 's/^/    /' "$tmp/try.out"
 grep -E '^try:|cell store' "$tmp/try.err" | sed 's/^/    /' || true

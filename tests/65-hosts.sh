@@ -81,6 +81,19 @@ else
 	rc=0
 	"$LAB_ROOT/run.sh" matrix --resume hosts --hosts "$HT/hosts" >"$HT/again.log" 2>&1 || rc=$?
 	check "run again: 0 boots dispatched (rc $rc)" both test "$rc" = 0 -- bash -c "! grep -q 'boots to dispatch' '$HT/again.log'"
+	# try --hosts: a patch from the list built here, its cells on the hosts
+	# (one state, bench-nop, one rep: the baseline's, upstream's and the patch's boot)
+	patch=$(throwaway_patch "$HT/try")
+	rc=0
+	LAB_TRY_STATES=idle LAB_TRY_WORKLOADS=bench-nop "$LAB_ROOT/scripts/try.sh" --reps 1 --hosts "$HT/hosts" "$patch" >"$HT/try.out" 2>"$HT/try.err" || rc=$?
+	sed 's/^/    /' "$HT/try.out"
+	grep -E -- '--hosts:' "$HT/try.err" | sed 's/^/    /' || true
+	check "try --hosts: rc 0 ($rc) and a decision table" both test "$rc" = 0 -- grep -q '^idle  *bench-nop ' "$HT/try.out"
+	check "try --hosts: its 3 boots ran on the hosts" grep -q 'matrix --hosts: 3 of 3 boots ran on the hosts' "$HT/try.err"
+	rc=0
+	"$LAB_ROOT/scripts/try.sh" --hosts "$HT/bad-try-hosts" "$patch" >/dev/null 2>"$HT/try-bad.err" || rc=$?
+	check "try --hosts with a missing hosts file: one line, rc 2 ($rc), before any build" \
+		both test "$rc" = 2 -- test "$(wc -l <"$HT/try-bad.err")" = 1
 fi
 
 # the stand-in QEMU: --version like QEMU's; a boot writes both serial files

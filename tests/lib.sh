@@ -41,3 +41,23 @@ wait_for() {
 	done
 	return 1
 }
+
+# throwaway_patch DIR: a git format-patch file (printed: its path) with a
+# comment-only change inside io_issue_sqe(), made against the default base's
+# pristine tree: what tests/64 and 65 give ./run.sh try (one patch, so one
+# cached build serves both)
+throwaway_patch() {
+	local d=$1 src
+	"$LAB_ROOT/kernel/extract-source.sh" "$LAB_DEFAULT_BASE" >&2
+	src=$(base_pristine "$LAB_DEFAULT_BASE")/io_uring/io_uring.c
+	mkdir -p "$d/a/io_uring" "$d/b/io_uring"
+	cp "$src" "$d/a/io_uring/io_uring.c"
+	awk '{ print } /^static int io_issue_sqe\(struct io_kiocb \*req, unsigned int issue_flags\)$/ { f = 1 } f == 1 && /^\{$/ { print "\t/* lab: a throw-away comment (tests/64-try.sh) */"; f = 2 }' \
+		"$src" >"$d/b/io_uring/io_uring.c"
+	{
+		printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\nFrom: Lab <lab@example.org>\n'
+		printf 'Subject: [PATCH] io_uring: a comment in io_issue_sqe (throw-away)\n\n---\n'
+		(cd "$d" && diff -u --label a/io_uring/io_uring.c --label b/io_uring/io_uring.c a/io_uring/io_uring.c b/io_uring/io_uring.c) || true
+	} >"$d/comment.patch"
+	echo "$d/comment.patch"
+}
