@@ -78,7 +78,7 @@ ovh=$tmp/ovh.csv
 lab "$ovh" summary "$data/overhead.csv"
 check "summary of overhead.csv exits 0, no warnings" ran_ok "$ovh"
 check "summary header is the documented column list" \
-	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure,method,p_value,q_value,fdr,delta_coverage,codegen_floor,beyond_codegen,base"
+	eq "$(head -1 "$ovh")" "variant,state,workload,accel,n,failed,na,median_ops_per_sec,ops_ci_lo,ops_ci_hi,median_ns_per_op,ns_ci_lo,ns_ci_hi,delta_ns_per_op,delta_ci_lo,delta_ci_hi,overhead_pct,overhead_ci_lo,overhead_ci_hi,aa_floor_pct,codegen_floor_pct,significant,estimator,interval,delta_interval,measure,method,p_value,q_value,fdr,delta_coverage,codegen_floor,beyond_codegen,base,rerun_lo,rerun_hi,rerun_coverage"
 check "summary rows in first-appearance order, columns found by header name" \
 	eq "$(tail -n +2 "$ovh" | cut -d, -f1-5 | tr '\n' ' ')" \
 	"nohooks,warm,randread,kvm,5 nohooks-aa,warm,randread,kvm,5 hooked,warm,randread,kvm,5 nohooks,cold,randread,kvm,5 hooked,cold,randread,kvm,5 "
@@ -154,7 +154,7 @@ check "failed and timeout rows counted in failed (3), n/a in na (1), n excludes 
 check "failed rows' values (900, 950) excluded from the median and CI" \
 	eq "$(get "$md" nohooks warm odd median_ns_per_op),$(get "$md" nohooks warm odd ns_ci_hi)" 13.000,15.000
 check "all-failed group still gets a row: n=0, empty numbers, significant '-'" \
-	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost,,,,,,,,"
+	eq "$(grep '^nohooks,warm,allfail,' "$md")" "nohooks,warm,allfail,kvm,0,2,1,,,,,,,,,,,,,,,-,median,none (no ok rep),none,hook-cost,,,,,,,,,,,"
 
 # --- estimator matched to the noise ----------------------------------------------
 # labels: "95% CI" only where it is one (n >= 10 on every side)
@@ -266,6 +266,47 @@ check "bh 0.01 0.04 0.03 0.2: q = 0.04, 0.0533, 0.0533, 0.2; only the first at 0
 check "bh -q 0.06: all but 0.2 significant" \
 	eq "$("$ls" bh -q 0.06 0.01 0.04 0.03 0.2 | cut -d, -f3 | tr '\n' ' ')" "significant yes yes yes no "
 
+# --- rerun intervals: where a rerun's Δ falls, at the stated rate --------------------
+# two "runs" of 150 noisy tcg cells (3 seeds a side and 3 A/A, normal noise of
+# sd 0.3 around a +5 shift; awk's srand 1 and 2 are the disjoint seeds) and
+# one exact cell: each run's rerun interval must hold the other's Δ at about
+# its stated 95% (300 chances: 90-99.5% is within 4 standard errors), while
+# the interval for the shift holds it less often (it is not for a rerun)
+simrun() {
+	awk -v seed="$1" 'function g() { return sqrt(-2 * log(1 - rand())) * cos(6.283185307179586 * rand()) }
+	BEGIN {
+		srand(seed)
+		print "variant,state,workload,rep,accel,status,ops_per_sec,ns_per_op"
+		for (w = 1; w <= 150; w++)
+			for (r = 1; r <= 3; r++) {
+				printf "nohooks,s,w%d,%d,tcg,ok,1000,%.4f\n", w, r, 100 + 0.3 * g()
+				printf "nohooks-aa,s,w%d,%d,tcg,ok,1000,%.4f\n", w, r, 100 + 0.3 * g()
+				printf "hooked,s,w%d,%d,tcg,ok,1000,%.4f\n", w, r, 105 + 0.3 * g()
+			}
+		for (r = 1; r <= 3; r++) {
+			printf "nohooks,s,exact,%d,tcg,ok,1000,100.000\nnohooks-aa,s,exact,%d,tcg,ok,1000,100.001\n", r, r
+			printf "hooked,s,exact,%d,tcg,ok,1000,108.000\n", r
+		}
+	}' >"$tmp/sim$1.csv"
+	lab "$tmp/sim$1.out" summary "$tmp/sim$1.csv"
+}
+simrun 1
+simrun 2
+cover() { # COLUMN-PREFIX: % of the two runs' intervals holding the other run's Δ
+	awk -F, -v lo="$1_lo" -v hi="$1_hi" 'FNR == 1 { delete c; for (i = 1; i <= NF; i++) c[$i] = i; f++; next }
+		$c["variant"] == "hooked" && $c["method"] == "rank-sum" { k = $c["workload"]; D[f, k] = $c["delta_ns_per_op"]; L[f, k] = $c[lo]; H[f, k] = $c[hi]; K[k] = 1 }
+		END { for (k in K) for (a = 1; a <= 2; a++) { b = 3 - a; n++; h += D[b, k] >= L[a, k] && D[b, k] <= H[a, k] }; printf "%.1f", 100 * h / n }' "$tmp/sim1.out" "$tmp/sim2.out"
+}
+rc_=$(cover rerun) sc_=$(cover delta_ci)
+check "rerun intervals hold the other run's Δ at about the stated 95% ($rc_% of 300; shift intervals $sc_%)" \
+	bash -c "$(declare -f between is_num); between '$rc_' 90 99.5 && between '$sc_' 0 '$rc_'"
+check "rerun_coverage states 0.950 on a tested row, 1.000 on an exact one" \
+	eq "$(get "$tmp/sim1.out" hooked s w1 rerun_coverage),$(get "$tmp/sim1.out" hooked s exact rerun_coverage)" "0.950,1.000"
+check "an exact row's rerun interval is its range over seed pairs (+7.999 .. +8.000)" \
+	eq "$(get "$tmp/sim1.out" hooked s exact rerun_lo),$(get "$tmp/sim1.out" hooked s exact rerun_hi)" "7.999,8.000"
+check "the rerun interval is the same from a second summary (seeded resampling)" \
+	bash -c "'$ls' summary '$tmp/sim1.csv' 2>/dev/null | cmp -s - '$tmp/sim1.out'"
+
 # --- bad input and usage -----------------------------------------------------------
 # exits_2_saying MSG ARGS...: labstat ARGS exits 2, writes nothing on stdout
 # and one line on stderr, containing MSG
@@ -310,7 +351,7 @@ per_base=(-B "6.1=nohooks,6.12=nohooks-6-12" -a "6.1=nohooks-aa,6.12=nohooks-6-1
 lab "$bs" summary "${per_base[@]}" "$data/bases.csv"
 check "bases: summary with per-base controls exits 0" ran_ok "$bs"
 check "bases: every row carries its base (6.1 6.1 6.1 6.12 6.12 6.12 6.99)" \
-	eq "$(tail -n +2 "$bs" | awk -F, '{ printf "%s ", $NF }')" "6.1 6.1 6.1 6.12 6.12 6.12 6.99 "
+	eq "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { printf "%s ", $c["base"] }' "$bs")" "6.1 6.1 6.1 6.12 6.12 6.12 6.99 "
 check "bases: 6.1's Δ against nohooks (+10.000), 6.12's against nohooks-6-12 (+5.000, not the cross-base +105)" \
 	eq "$(get "$bs" hooked idle bench-nop delta_ns_per_op),$(get "$bs" hooked-6-12 idle bench-nop delta_ns_per_op)" 10.000,5.000
 check "bases: each A/A control against its own base (0.000 and 0.000), both baselines with no Δ" \

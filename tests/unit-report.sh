@@ -465,7 +465,10 @@ rerun_same_ok() {
 	rc_is rerun_same 0 && grep -qE '^hook-cost cells: ([0-9]+) compared, verdicts agree in \1 \(100\.0%\), Δ within 0.1 in \1;' "$tmp/rerun_same.out" &&
 		! grep -q FLIP "$tmp/rerun_same.out" &&
 		grep -qxF 'disjoint seeds: A 6 seeds, 1..1003, B 6 seeds, 101..1103' "$tmp/rerun_same.out" &&
-		grep -qxF "  tested in both: 12; A's intervals hold B's Δ in 12 (100.0%, stated coverage 93.5% on average), B's hold A's in 12 (100.0%, stated 93.5%)" "$tmp/rerun_same.out" &&
+		grep -qxF "  tested in both: 12; rerun intervals: A's hold B's Δ in 12 (100.0%, stated 95.0%), B's hold A's in 12 (100.0%, stated 95.0%)" "$tmp/rerun_same.out" &&
+		grep -qxF "    shift intervals (for the true shift, not a rerun): A's hold B's Δ in 12 (100.0%, stated 93.5%), B's hold A's in 12 (100.0%, stated 93.5%)" "$tmp/rerun_same.out" &&
+		grep -q '^rerun-interval coverage over all tested cells, both ways: 100.0% of 24 against a stated 95.0% (holds' "$tmp/rerun_same.out" &&
+		! grep -q 'NOT A PURE RERUN' "$tmp/rerun_same.out" &&
 		grep -qxF '  exact in both: 12, Δ equal within 0.01 in 12' "$tmp/rerun_same.out" &&
 		grep -qxF 'A/A control cells (nohooks-aa) significant: A none; B none' "$tmp/rerun_same.out"
 }
@@ -479,9 +482,18 @@ check "rerun-check --same-seeds: runs, and says it is a repeatability check, not
 run rerun_flip "$scripts/rerun-check.sh" --out "$tmp/rerun.csv" synth-a synth-flip
 rerun_flip_ok() {
 	rc_is rerun_flip 1 && grep -qE '^rfc +idle +bench-nop +hook-cost .* \+0\.500 +yes/no +FLIP$' "$tmp/rerun_flip.out" &&
-		grep -q '^rfc,idle,bench-nop,hook-cost,.*,yes,no,no,no,exact,exact,no,yes$' "$tmp/rerun.csv"
+		grep -q '^rfc,idle,bench-nop,hook-cost,.*,yes,no,no,no,exact,exact,no,yes,no,yes$' "$tmp/rerun.csv"
 }
 check "rerun-check: a flipped verdict (and a Δ moved by 0.5) is listed as FLIP, written to --out, exit 1" rerun_flip_ok
+# a variant whose kernel differs between the manifests is no rerun: left out, and said
+for d in synth-a synth-a2; do
+	mkdir -p "$R/$d-k"
+	cp "$R/$d/cells.csv" "$R/$d/summary.csv" "$R/$d-k/"
+	printf '{"initramfs_sha256":"i-%s","matrix":{"variants":[{"name":"nohooks","bzimage_sha256":"k0"},{"name":"rfc","bzimage_sha256":"%s"}]}}\n' "$d" "$d" >"$R/$d-k/manifest.json"
+done
+run rerun_kern "$scripts/rerun-check.sh" synth-a-k synth-a2-k
+check "rerun-check: a changed kernel (rfc) and initramfs are said (NOT A PURE RERUN) and rfc's cells left out" \
+	both rc_is rerun_kern 0 -- bash -c "grep -q '^NOT A PURE RERUN: the guests differ (initramfs i-synth-a .*kernels differ for: rfc' '$tmp/rerun_kern.out' && ! grep -q '^rfc ' '$tmp/rerun_kern.out' && grep -q 'verdicts agree' '$tmp/rerun_kern.out'"
 run bad_rerun "$scripts/rerun-check.sh" --tol x synth-a synth-a2
 check "rerun-check: a bad --tol is one line, exit 2" exits_2_saying bad_rerun "--tol 'x' is not a non-negative decimal number"
 
