@@ -29,25 +29,28 @@ if (exists("out")) set output out
 set datafile separator comma
 set datafile columnheaders
 
-# one colour (and point type) per variant, the same in every figure: the
-# baselines in greys, the audited kernels in distinct hues. A variant not
-# listed here gets a colour picked by the length of its name, still stable.
-vspare(k) = k == 0 ? 0xff7f0e : k == 1 ? 0x8c564b : k == 2 ? 0xe377c2 : \
-	k == 3 ? 0x17becf : k == 4 ? 0xbcbd22 : 0x7f7f7f
-vcolor(v) = v eq 'nohooks' ? 0x404040 : \
-	v eq 'nohooks-aa' ? 0xa0a0a0 : \
-	v eq 'noaudit' ? 0x6f5499 : \
-	v eq 'upstream' ? 0xd62728 : \
-	v eq 'rfc' ? 0x1f77b4 : \
-	v eq 'static-key' ? 0x2ca02c : \
-	v eq 'gate-flag' ? 0x17becf : \
-	v eq 'key-calls' ? 0xbcbd22 : \
-	vspare(strlen(v) % 6)
-vpoint(v) = v eq 'nohooks' ? 4 : v eq 'nohooks-aa' ? 6 : v eq 'noaudit' ? 8 : \
-	v eq 'upstream' ? 5 : v eq 'rfc' ? 7 : v eq 'static-key' ? 9 : \
-	v eq 'gate-flag' ? 13 : v eq 'key-calls' ? 14 : 11 + strlen(v) % 4
-# baselines dashed in line plots
-vdash(v) = (v eq 'nohooks' || v eq 'nohooks-aa' || v eq 'noaudit') ? 2 : 1
+# one colour (and point type) per variant, the same in every figure, from
+# the variant catalog (scripts/plots.sh passes vnames, vroles, vks): the
+# baseline, its A/A control and the controls in greys and purple, dashed;
+# each design a hue and a point type of its own, by its place among the
+# designs (its ports on other base trees share them). A variant the catalog
+# lacks is drawn as a design keyed by the length of its name.
+if (!exists("vnames")) vnames = ''; vroles = ''; vks = ''
+vidx(v, i) = i > words(vnames) ? 0 : word(vnames, i) eq v ? i : vidx(v, i + 1)
+vrole(v) = vidx(v, 1) > 0 ? word(vroles, vidx(v, 1)) : 'design'
+vkey(v) = vidx(v, 1) > 0 ? word(vks, vidx(v, 1)) + 0 : strlen(v)
+design_colors = '0xd62728 0x2ca02c 0x1f77b4 0xff7f0e 0x9467bd 0x17becf 0xbcbd22 0x8c564b 0xe377c2'
+design_points = '5 9 7 13 15 11 12 14 10'
+vcolor(v) = vrole(v) eq 'baseline' ? 0x404040 : \
+	vrole(v) eq 'seed-control' ? 0xa0a0a0 : \
+	vrole(v) eq 'config-floor' ? 0x6f5499 : \
+	vrole(v) ne 'design' ? 0x7f7f7f : \
+	word(design_colors, 1 + (vkey(v) + 8) % 9) + 0
+vpoint(v) = vrole(v) eq 'baseline' ? 4 : vrole(v) eq 'seed-control' ? 6 : \
+	vrole(v) eq 'config-floor' ? 8 : vrole(v) ne 'design' ? 3 : \
+	word(design_points, 1 + (vkey(v) + 8) % 9) + 0
+# the baseline and the controls dashed in line plots
+vdash(v) = vrole(v) eq 'design' ? 1 : 2
 
 # the floor bands; interval whiskers are vectors with flat caps (gnuplot's
 # yerrorbars leave a gap around the point, which hides small intervals on bars):

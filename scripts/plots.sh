@@ -169,6 +169,14 @@ labels() {
 	echo "opslabel='$ops'; nslabel='$ns'; dlabel='$d'; dkind='$dk'; devtime=$dev"
 }
 
+# each variant's style key from the catalog, for plots/style.gp: its role and,
+# for a design, the design's place among the designs (a design's ports share
+# its colour); word i of each list belongs to word i of vnames
+vstyle=$(catalog_rows | tr ';' '\n' | awk '
+	{ n[++k] = $1; r[k] = $4; d = $4 == "design" ? $3 : ""; if (d != "" && !(d in di)) di[d] = ++nd; x[k] = d == "" ? 0 : di[d] }
+	END { for (i = 1; i <= k; i++) { vn = vn (i > 1 ? " " : "") n[i]; vr = vr (i > 1 ? " " : "") r[i]; vk = vk (i > 1 ? " " : "") x[i] }
+		printf "vnames=\047%s\047; vroles=\047%s\047; vks=\047%s\047", vn, vr, vk }')
+
 # draw FIGURE BASE CAPTION VARS: run plots/FIGURE.gp on BASE.csv into BASE.png
 # and BASE.svg (gnuplot runs in the stage dir and sees only file names there)
 draw() {
@@ -176,7 +184,7 @@ draw() {
 	for term in pngcairo svg; do
 		ext=${term/pngcairo/png}
 		rc=0
-		(cd "$stage" && gnuplot -e "term='$term'; out='$base.$ext'; data='$base.csv'; accel='$accel_label'; unit='$unit'; $vars" \
+		(cd "$stage" && gnuplot -e "term='$term'; out='$base.$ext'; data='$base.csv'; accel='$accel_label'; unit='$unit'; $vstyle; $vars" \
 			"$LAB_ROOT/plots/style.gp" "$LAB_ROOT/plots/$fig.gp") 2>"$stage/gnuplot.err" || rc=$?
 		if [[ -s $stage/gnuplot.err ]]; then
 			sed "s|^|plots: gnuplot $fig ($base.$ext): |" "$stage/gnuplot.err" >&2
