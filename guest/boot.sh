@@ -104,10 +104,16 @@ timeout=${timeout:-$((90 + nwl * runtime * 8))}
 # the host reads a state file as data, never sources it (lib/common.sh)
 STATE_CMDLINE=$(state_var "$state" STATE_CMDLINE)
 
-"$LAB_ROOT/kernel/build.sh" $debug "$v" >&2
 image=$(build_of "$v")${debug:+-debug}/arch/x86/boot/bzImage
+# a boot of the matrix takes the kernel the matrix built (LAB_BOOT_PREBUILT=1)
+# and the initramfs it built (LAB_BOOT_INITRD) as they are: no per-boot check
+if [[ ${LAB_BOOT_PREBUILT:-0} != 1 || -n $debug || ! -f $image ]]; then
+	"$LAB_ROOT/kernel/build.sh" $debug "$v" >&2
+fi
 if ((peer)); then
 	initrd=$("$LAB_ROOT/peer/build.sh")
+elif [[ -n ${LAB_BOOT_INITRD:-} && -f ${LAB_BOOT_INITRD:-} ]]; then
+	initrd=$LAB_BOOT_INITRD
 else
 	initrd=$("$LAB_ROOT/guest/build-initramfs.sh")
 fi

@@ -16,10 +16,9 @@
 # variant_meta VARIANT KEY [DEFAULT]: KEY's value in VARIANT's meta (as data,
 # never sourced); a seed-control pseudo-variant reads its kernel's meta
 variant_meta() {
-	local v=$1 f val
-	[[ $v == *-aa ]] && v=${v%-aa}
-	f=$(variants_dir)/$v/meta
-	val=$(sed -n "s/^$2=//p" "$f" 2>/dev/null | tail -1)
+	local v=${1%-aa} val
+	variants_load
+	val=${_VAR_META[$v|$2]-}
 	echo "${val:-${3:-}}"
 }
 

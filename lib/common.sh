@@ -174,8 +174,8 @@ variants_dir() { echo "${LAB_VARIANTS:-$LAB_ROOT/kernel/variants}"; }
 # pristine tree $LAB_CACHE/src/linux-source-BASE.
 LAB_DEFAULT_BASE=6.1
 variant_base() {
-	local b
-	b=$(sed -n 's/^#[[:space:]]*base:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$(variants_dir)/$1/series" | head -1)
+	variants_load
+	local b=${_VAR_BASE[$1]-}
 	b=${b:-$LAB_DEFAULT_BASE}
 	[[ $b =~ ^[0-9]+\.[0-9]+$ ]] || die "variant $1: bad '# base: $b' line in its series (use a Debian linux-source version such as 6.1 or 6.12)"
 	echo "$b"
@@ -195,11 +195,45 @@ base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
 # The one reader of series files.
 series_patches() { sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$1"; }
 
+# The variants dir is read once per shell, and again when LAB_VARIANTS
+# points elsewhere: each variant (a folder with a series) with its series'
+# first '# base:' value and its meta's key=value lines (the last of a key
+# wins; '#' lines are comments), so a catalog lookup (lib/catalog.sh) is an
+# array read rather than a sed (the warm matrix made ~3,000 of them). A
+# shell that changes a variant folder after a lookup calls variants_reload.
+declare -gA _VAR_BASE=() _VAR_META=()
+_VAR_DIR="" _VAR_NAMES=""
+variants_load() {
+	local d=${LAB_VARIANTS:-$LAB_ROOT/kernel/variants} kind v k val
+	[[ $d == "$_VAR_DIR" ]] && return 0
+	_VAR_BASE=() _VAR_META=() _VAR_NAMES=""
+	while IFS=$'\t' read -r kind v k val; do
+		if [[ $kind == V ]]; then
+			_VAR_NAMES+="$v "
+			_VAR_BASE[$v]=$k
+		else
+			_VAR_META[$v|$k]=$val
+		fi
+	done < <(shopt -s nullglob; f=("$d"/*/series "$d"/*/meta); ((${#f[@]})) && awk '
+		function vname(f) { sub(/\/[^\/]*$/, "", f); sub(/.*\//, "", f); return f }
+		FNR == 1 { v = vname(FILENAME); series = FILENAME ~ /\/series$/; if (series) { names[++n] = v; base[v] = "" } }
+		series && !(v in got) && match($0, /^#[[:space:]]*base:[[:space:]]*/) { b = substr($0, RLENGTH + 1); sub(/[[:space:]].*/, "", b); base[v] = b; got[v] = 1 }
+		!series && /^[A-Za-z0-9_-]+=/ { k = $0; sub(/=.*/, "", k); val = substr($0, length(k) + 2); meta[v "\t" k] = val }
+		END {
+			for (i = 1; i <= n; i++) printf "V\t%s\t%s\t\n", names[i], base[names[i]]
+			for (m in meta) printf "M\t%s\t%s\n", m, meta[m]
+		}' "${f[@]}")
+	_VAR_DIR=$d
+}
+
+# variants_reload: read the variants dir again at the next lookup (after this
+# shell added or changed a variant folder: run.sh try's temporary variant)
+variants_reload() { _VAR_DIR=""; }
+
 known_variants() {
-	local d
-	for d in "$(variants_dir)"/*/; do
-		[[ -f $d/series ]] && basename "$d"
-	done
+	variants_load
+	local v
+	for v in $_VAR_NAMES; do echo "$v"; done
 }
 
 # check_variant NAME: exit 2 with the list of known variants if NAME is not one.
@@ -437,3 +471,4 @@ host_tool() {
 	echo "$dir/$3"
 }
 
+variants_load

@@ -7,6 +7,11 @@
 set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
+# big_sha FILE: the sha256 of a large file (bzImage, initramfs, source
+# tarball), memoised by path, size, inode and mtime (lib/cellstore.sh)
+big_sha() { [[ -e $1 ]] || return 1; cell_hash "$1"; echo "${CELL_SHA[$1]}"; }
 
 (($# == 9)) || die_usage "usage: manifest.sh RUN_DIR ACCEL RUNTIME REPS VARIANTS STATES WORKLOADS JOBS SEED_BASE"
 dir=$1 accel=$2 runtime=$3 reps=$4 variants=$5 states=$6 workloads=$7 jobs=$8 seed_base=$9
@@ -25,7 +30,7 @@ vjson=$(for v in ${variants//,/ }; do
 			jq -n --arg f "$p" --arg h "$(sha256_of "$vdir/$p")" '{file: $f, sha256: $h}'; done | jq -s .)" \
 		--arg fragment "$(if [[ -f $vdir/config ]]; then sha256_of "$vdir/config"; fi)" \
 		--arg dotconfig "$(sha256_of "$build/.config")" \
-		--arg bzimage "$(sha256_of "$build/arch/x86/boot/bzImage")" \
+		--arg bzimage "$(big_sha "$build/arch/x86/boot/bzImage")" \
 		--arg buildinfo "$(cat "$build/lab-build-info" 2>/dev/null || true)" \
 		'{name: $name, kernel: $kernel, base: $base, series_sha256: $series, patches: $patches,
 		  config_fragment_sha256: $fragment, dotconfig_sha256: $dotconfig,
@@ -65,10 +70,10 @@ jq -n --arg run "$(basename "$dir")" --arg created "$(date -u +%Y-%m-%dT%H:%M:%S
 	--arg commit "$commit" --arg dirty "$dirty" --arg changed "$changed" \
 	--arg runtime "$runtime" --arg reps "$reps" --arg jobs "$jobs" --arg seed_base "$seed_base" \
 	--arg states "$states" --arg workloads "$workloads" \
-	--arg initramfs "$(sha256_of "$("$LAB_ROOT/guest/build-initramfs.sh" 2>/dev/null)" 2>/dev/null || true)" \
-	--arg tarball "$(sha256_of "$LAB_SRC_TARBALL")" \
+	--arg initramfs "$(big_sha "$("$LAB_ROOT/guest/build-initramfs.sh" 2>/dev/null)" 2>/dev/null || true)" \
+	--arg tarball "$(big_sha "$LAB_SRC_TARBALL")" \
 	--argjson bases "$(for b in $(for v in ${variants//,/ }; do variant_base "${v%-aa}"; done | sort -u -V); do
-		jq -n --arg b "$b" --arg h "$(sha256_of "$(base_tarball "$b")" 2>/dev/null || true)" '{base: $b, tarball_sha256: $h}'; done | jq -s .)" \
+		jq -n --arg b "$b" --arg h "$(big_sha "$(base_tarball "$b")" 2>/dev/null || true)" '{base: $b, tarball_sha256: $h}'; done | jq -s .)" \
 	'{run_id: $run, created: $created,
 	  accel: $accel, accel_args: $accel_args, ns_per_op_unit: $unit,
 	  boot_order: (if $order == "interleaved" then "interleaved: one guest at a time, the variant order rotated by one every rep" else "rep-major: every variant of rep r before rep r+1, guests_at_once at a time" end),

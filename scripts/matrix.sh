@@ -322,7 +322,11 @@ start_next_build() {
 builds_done() { [[ -z $building ]] && ((${#build_queue[@]} == 0)); }
 
 start_next_build
-"$LAB_ROOT/guest/build-initramfs.sh" >/dev/null
+# the initramfs is built (or found current) once here, and every boot of the
+# run takes it as it is (guest/boot.sh: LAB_BOOT_INITRD), as it takes a
+# kernel the matrix built (LAB_BOOT_PREBUILT, set per boot below)
+LAB_BOOT_INITRD=$("$LAB_ROOT/guest/build-initramfs.sh")
+export LAB_BOOT_INITRD
 all_wl=$(for s in ${states//,/ }; do state_workloads "$s" | tr ',' '\n'; done | awk '!seen[$0]++' | paste -sd,)
 manifest_written=0
 write_manifest() {
@@ -395,7 +399,7 @@ start_boot() {
 	log "[$((ran + nboots + 1))/$to_run] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
 	# the cell dies with the matrix, even a SIGKILLed one (parent-death signal);
 	# its guest dies with it in turn (see guest/boot.sh)
-	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
+	LAB_BOOT_PREBUILT=1 setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
 	running_jobs[$!]="boot $i"
 	nboots=$((nboots + 1))
 }

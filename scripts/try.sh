@@ -110,6 +110,7 @@ if [[ ! -f $LAB_VARIANTS/$id/series ]]; then
 	echo "$id: ${patches[*]##*/} on $on, a temporary variant of run.sh try" >"$new/README"
 	mv -T "$new" "$LAB_VARIANTS/$id" 2>/dev/null || rm -rf "$new"
 fi
+variants_reload
 log "try: $id = ${patches[*]##*/} on $on (linux-source-$base): applies; building"
 # the build's progress lines are shown as they come, and kept for the error line
 if ! "$LAB_ROOT/kernel/build.sh" "$id" 2> >(tee "$work/build.err" >&2); then

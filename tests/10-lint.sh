@@ -8,9 +8,29 @@ cd "$LAB_ROOT"
 
 mapfile -t scripts < <( { git ls-files '*.sh' run.sh .ci/run 2>/dev/null; find . -name '*.sh' -not -path './.git/*' | sed 's|^\./||'; } | sort -u)
 # one shellcheck per script, as many at once as there are CPUs (-x follows
-# sourced files, so a script is checked with what it sources)
-if out=$(printf '%s\0' "${scripts[@]}" | xargs -0 -n 4 -P "$(nproc)" shellcheck -x 2>&1); then
-	ok "shellcheck clean (${#scripts[@]} scripts)"
+# sourced files, so a script is checked with what it sources). A clean
+# result is a function of the script, the files scripts source (every file a
+# '# shellcheck source=' line names) and shellcheck's version: it is kept in
+# $LAB_CACHE/lint-clean under those hashes and not recomputed (a script with
+# findings is always checked again)
+memo=$LAB_CACHE/lint-clean
+mkdir -p "$memo"
+mapfile -t sourced < <(for s in "${scripts[@]}"; do
+	sed -n 's/.*# shellcheck source=\([^ ]*\).*/\1/p' "$s" | while read -r f; do
+		for c in "$f" "$(dirname "$s")/$f"; do [[ -f $c ]] && realpath --relative-to=. "$c"; done
+	done
+done | sort -u)
+ctx=$({ shellcheck --version; cat "${sourced[@]}"; } | sha256sum | cut -c1-16)
+todo=() keys=()
+while read -r sha f; do
+	if [[ -e $memo/$sha-$ctx ]]; then continue; fi
+	todo+=("$f") keys+=("$sha-$ctx")
+done < <(sha256sum "${scripts[@]}")
+if ((${#todo[@]} == 0)); then
+	ok "shellcheck clean (${#scripts[@]} scripts, all unchanged since a clean check: $memo)"
+elif out=$(printf '%s\0' "${todo[@]}" | xargs -0 -n 4 -P "$(nproc)" shellcheck -x 2>&1); then
+	for k in "${keys[@]}"; do : >"$memo/$k"; done
+	ok "shellcheck clean (${#scripts[@]} scripts, ${#todo[@]} checked, the rest unchanged since a clean check)"
 else
 	printf '%s\n' "$out" | head -40
 	not_ok "shellcheck clean"
