@@ -43,7 +43,8 @@ end='<!-- readme-figures: end -->'
 
 block() {
 	local rerun="" attribution=$dir/attribution.csv
-	rerun=$(find "$dir" -maxdepth 1 -name 'rerun-vs-*.txt' | sort | head -1)
+	# the newest comparison (its name holds the other run's id: a run id sorts by date)
+	rerun=$(find "$dir" -maxdepth 1 -name 'rerun-vs-*.txt' | sort | tail -1)
 	[[ -f $attribution ]] || attribution=/dev/null
 	echo "$begin"
 	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))\(if (.matrix.adaptive.extra_boots // []) | length > 0 then ", and \(.matrix.adaptive.extra_boots | length) extra boots for noisy cells (adaptive seeds, up to \(.matrix.adaptive.cap) a cell)" else "" end)), \(.matrix.variants | length) variants."' "$dir/manifest.json"
@@ -141,7 +142,10 @@ block() {
 		seeds=$(sed -n 2p "$rerun")
 		hook=$(grep -m1 '^hook-cost cells:' "$rerun" || true)
 		echo "Rerun comparison ([$(basename "$rerun")](results/$run/$(basename "$rerun"))): ${seeds%%:*}; ${hook#hook-cost cells: }."
-		grep -A2 '^hook-cost cells:' "$rerun" | sed -n 's/^  //p' | sed 's/^/- /'
+		grep -m1 '^NOT A PURE RERUN' "$rerun" | sed 's/^/- /' || true
+		grep -A3 '^hook-cost cells:' "$rerun" | sed -n 's/^  *//p' | sed 's/^/- /'
+		grep -m1 '^rerun-interval coverage' "$rerun" | sed 's/^/- /' || true
+		grep -m1 '^A/A control cells' "$rerun" | sed 's/^/- /' || true
 		echo
 	fi
 	echo "$end"
