@@ -131,7 +131,7 @@ dir=$LAB_RESULTS/$run
 log "try: cells done in $(fmt_secs $(($(now) - start)))"
 
 # the decision table: Δ per op versus the baseline, the patch beside $on
-echo "# $id: ${patches[*]##*/} on $on; Δ instructions/op vs $bl (min over $reps seeds; * = clears the seed and codegen floors)"
+echo "# $id: ${patches[*]##*/} on $on; Δ instructions/op vs $bl ($reps seed(s) a side; exact where every seed agrees, else the Hodges-Lehmann shift; * = significant: summary.csv, labstat)"
 awk -F, -v p="$id" -v on="$on" '
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 $c["workload"] ~ /^bench-(nop|read|openclose)$|^randread-qd128$/ && ($c["variant"] == p || $c["variant"] == on) {
