@@ -40,18 +40,23 @@ else
 fi
 dir=$1
 ((rows_only)) || [[ -f $dir/matrix.conf ]] || die_usage "attribute.sh: $dir/matrix.conf not found; give a results/<run-id> dir"
-# rows OUT_DIR V S WL: attribution.csv rows of one attribution boot
-rows() {
-	local o=$1 v=$2 s=$3 wl=$4
-	awk -v v="$v" -v s="$s" -v wl="$wl" '
+# the start of both readers below: file 1 is parse-results.sh of the boot's
+# results.txt, whose window_ops give each uring-bench workload's ops (ops[w]);
+# file 2 (f == 2) is the plugin's attrib.out
+# shellcheck disable=SC2016 # awk source
+ops_awk='
 		FNR == 1 { f++ }
 		{ sub(/\r$/, "") }
-		# parse-results.sh of results.txt: the window ops of each uring-bench workload
 		f == 1 {
 			w = $1; sub(/^workload=/, "", w)
 			for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); ops[w] = $i }
 			next
-		}
+		}'
+# rows OUT_DIR V S WL: attribution.csv rows of one attribution boot
+rows() {
+	local o=$1 v=$2 s=$3 wl=$4
+	awk -v v="$v" -v s="$s" -v wl="$wl" '
+'"$ops_awk"'
 		f == 2 && /^window / { split($2, a, "="); n = a[2]; split($3, b, "="); tot[n] = b[2]; nw = n + 1; next }
 		f == 2 && /^sym / {
 			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
@@ -75,13 +80,7 @@ rows() {
 footprint() {
 	local o=$1 v=$2 s=$3 wl=$4
 	awk -v v="$v" -v s="$s" -v wl="$wl" '
-		FNR == 1 { f++ }
-		{ sub(/\r$/, "") }
-		f == 1 {
-			w = $1; sub(/^workload=/, "", w)
-			for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); ops[w] = $i }
-			next
-		}
+'"$ops_awk"'
 		f == 2 && /^window / { split($2, a, "="); nw = a[2] + 1; next }
 		f == 2 && (/^line / || /^sub /) {
 			delete x
