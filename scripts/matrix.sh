@@ -259,13 +259,20 @@ log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time, $(boo
 # cells.csv adds a last column, base: the base tree of the row's variant.
 declare -A base_of=()
 for v in ${variants//,/ }; do base_of[$v]=$(variant_base "${v%-aa}"); done
+# (one awk over the finished boots' files, in boot order: it runs after every
+# boot, so a process per file would make a warm run quadratic)
 cells_csv() {
-	local bb bv bs br
+	local bb bv bs br files=() map=""
 	echo "$header,base"
 	for bb in "${boots[@]}"; do
 		read -r bv bs br <<<"$bb"
-		if [[ -f $dir/cells/$bv.$bs.$br.csv ]]; then sed "s/\$/,${base_of[$bv]}/" "$dir/cells/$bv.$bs.$br.csv"; fi
+		if [[ -f $dir/cells/$bv.$bs.$br.csv ]]; then files+=("$dir/cells/$bv.$bs.$br.csv"); fi
 	done
+	((${#files[@]})) || return 0
+	for bv in "${!base_of[@]}"; do map+="$bv=${base_of[$bv]} "; done
+	# a cell row's first field is its variant
+	awk -F, -v map="$map" 'BEGIN { n = split(map, m, " "); for (i = 1; i <= n; i++) { split(m[i], kv, "="); b[kv[1]] = kv[2] } }
+		{ print $0 "," b[$1] }' "${files[@]}"
 }
 profile_csv() {
 	echo "variant,state,workload,rep,function,hits,total_ns,avg_ns,perf_share_pct"
