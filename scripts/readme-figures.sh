@@ -145,6 +145,7 @@ block() {
 		grep -m1 '^NOT A PURE RERUN' "$rerun" | sed 's/^/- /' || true
 		grep -A3 '^hook-cost cells:' "$rerun" | sed -n 's/^  *//p' | sed 's/^/- /'
 		grep -m1 '^rerun-interval coverage' "$rerun" | sed 's/^/- /' || true
+		grep -m1 '^hook-cost verdict flips' "$rerun" | sed 's/^/- /' || true
 		grep -m1 '^A/A control cells' "$rerun" | sed 's/^/- /' || true
 		echo
 	fi
