@@ -1105,6 +1105,20 @@ out:
 	return ret;
 }
 
+/* Hodges-Lehmann shift of y[0..ny) against x[0..nx): the median of the
+ * pairwise differences, in d (nx * ny slots) */
+static double hl_of(const double *x, size_t nx, const double *y, size_t ny,
+		    double *d)
+{
+	size_t i, j;
+
+	for (i = 0; i < nx; i++)
+		for (j = 0; j < ny; j++)
+			d[i * ny + j] = y[j] - x[i];
+	gsl_sort(d, 1, nx * ny);
+	return gsl_stats_median_from_sorted_data(d, 1, nx * ny);
+}
+
 /*
  * Hodges-Lehmann estimate of the shift of y against x: the median of the
  * nx * ny differences y[j] - x[i]. Its interval [D(c), D(nx*ny + 1 - c)] of
@@ -1117,7 +1131,7 @@ out:
 static int hl_shift(const struct vec *x, const struct vec *y, double conf,
 		    double *d, double *lo, double *hi, double *cover)
 {
-	size_t nm = x->n * y->n, n = x->n + y->n, k = y->n, i, j, c = 1;
+	size_t nm = x->n * y->n, n = x->n + y->n, k = y->n, i, c = 1;
 	double *diff, *tab = NULL, *row, tot = 0, cum = 0;
 	long *r = NULL, smax, u;
 	int ret = 0;
@@ -1125,11 +1139,7 @@ static int hl_shift(const struct vec *x, const struct vec *y, double conf,
 	diff = malloc(nm * sizeof(*diff));
 	if (!diff)
 		return nomem("Hodges-Lehmann");
-	for (i = 0; i < x->n; i++)
-		for (j = 0; j < y->n; j++)
-			diff[i * y->n + j] = y->v[j] - x->v[i];
-	qsort(diff, nm, sizeof(*diff), cmp_double);
-	*d = gsl_stats_median_from_sorted_data(diff, 1, nm);
+	*d = hl_of(x->v, x->n, y->v, y->n, diff);
 
 	if (n > MAX_EXACT_N) {
 		double z = gsl_cdf_ugaussian_Pinv(1 - (1 - conf) / 2);
@@ -1268,20 +1278,6 @@ static int merge_vec(const struct vec *x, const struct vec *y, struct vec *out)
 	return 0;
 }
 
-/* Hodges-Lehmann shift of y[0..ny) against x[0..nx): the median of the
- * pairwise differences, in d (nx * ny slots) */
-static double hl_of(const double *x, size_t nx, const double *y, size_t ny,
-		    double *d)
-{
-	size_t i, j;
-
-	for (i = 0; i < nx; i++)
-		for (j = 0; j < ny; j++)
-			d[i * ny + j] = y[j] - x[i];
-	gsl_sort(d, 1, nx * ny);
-	return gsl_stats_median_from_sorted_data(d, 1, nx * ny);
-}
-
 /*
  * Where a rerun's delta falls: a rerun draws new seeds on both sides, so its
  * Hodges-Lehmann shift differs from this one by the noise of two estimates,
@@ -1304,7 +1300,6 @@ static int rerun_interval(struct boot *b, const struct group *key,
 	double sx = sqrt((double)nx / (double)(nx - 1));
 	double sy = sqrt((double)ny / (double)(ny - 1));
 	double *pool, *draw, *d, df, a, widen;
-	int ret = 0;
 
 	memset(e, 0, sizeof(*e));
 	pool = malloc((n + 2 * n + nx * ny) * sizeof(double));
@@ -1348,7 +1343,7 @@ static int rerun_interval(struct boot *b, const struct group *key,
 	e->hi = delta + widen * e->hi;
 	e->kind = IV_BOOT;
 	free(pool);
-	return ret;
+	return 0;
 }
 
 /*
