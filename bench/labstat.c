@@ -58,9 +58,6 @@
 
 #define DEF_RESAMPLES	10000
 #define DEF_SEED	20211
-#define DEF_BASE	"nohooks"
-#define DEF_AA		"nohooks-aa"
-#define DEF_CODEGEN	"nohooks-codegen"
 #define MIN_BOOT_N	10	/* bootstrap CIs only from this many reps up */
 /* resamples of a rerun interval (at most -R): two HL shifts each */
 #define RERUN_RESAMPLES	2000
@@ -225,9 +222,9 @@ static void usage(FILE *f)
 "  interval and coverage, as summary computes them.\n"
 "bh: Benjamini-Hochberg q-values of the p-values, in the order given.\n"
 "\n"
-"  -B base       base variant (default %s)\n"
-"  -a aa         A/A variant: base kernel, other seeds (default %s)\n"
-"  -g codegen    codegen control variant (default %s)\n"
+"  -B base       base variant (required: the catalog's baseline)\n"
+"  -a aa         A/A variant: base kernel, other seeds (default none)\n"
+"  -g codegen    codegen control variant (default none)\n"
 "                -B, -a, -g: one variant, or BASE=VARIANT,... one per base\n"
 "                tree; a change is only taken within one base tree\n"
 "  -b tree       the base tree of rows without a base column (default none)\n"
@@ -241,8 +238,7 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 ok, 1 runtime error, 2 bad usage or bad input.\n",
 		prog, prog, prog, prog, prog, ICOUNT_RESOLUTION, MIN_BOOT_N,
-		ICOUNT_RESOLUTION, MAX_EXACT_N, DEF_BASE, DEF_AA, DEF_CODEGEN,
-		DEF_FDR, MIN_RESAMPLES, MAX_RESAMPLES, DEF_RESAMPLES, DEF_SEED,
+		ICOUNT_RESOLUTION, MAX_EXACT_N, DEF_FDR, MIN_RESAMPLES, MAX_RESAMPLES, DEF_RESAMPLES, DEF_SEED,
 		DEF_CONF);
 }
 
@@ -1579,7 +1575,7 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		if (!a || a->ns.n < 2)
 			no_aa++;
 	}
-	if (no_aa)
+	if (no_aa && *aa)
 		fprintf(stderr, "%s: note: no A/A data ('%s' with n >= 2) for %zu of %zu base/state/workload cells; the base is not pooled there and no A/A row checks the test\n",
 			prog, aa, no_aa, pairs);
 
@@ -2009,6 +2005,27 @@ out:
 	return ret;
 }
 
+/* summary's -B, -a and -g: the baseline is required, the controls optional */
+static int check_controls(const char *base, const char *aa,
+			  const char *codegen)
+{
+	if (!base)
+		return bad_usage("summary needs the baseline: -B VARIANT or -B BASE=VARIANT,... (%s passes the catalog's)",
+				 "scripts/summary.sh");
+	if (!ctl_list_ok(base) || (*aa && !ctl_list_ok(aa)) ||
+	    (*codegen && !ctl_list_ok(codegen)))
+		return bad_usage("-B, -a and -g take one variant or BASE=VARIANT,... (got '%s')",
+				 !ctl_list_ok(base) ? base :
+				 (*aa && !ctl_list_ok(aa)) ? aa : codegen);
+	if (!strcmp(base, aa))
+		return bad_usage("the base and the A/A variant are both '%s'; the A/A variant must be a separate set of reps",
+				 base);
+	if (!strcmp(base, codegen))
+		return bad_usage("the base and the codegen A/A variant are both '%s'; the codegen control must be a separately built kernel",
+				 base);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct boot b = {
@@ -2016,7 +2033,7 @@ int main(int argc, char **argv)
 		.seed = DEF_SEED,
 		.conf = DEF_CONF,
 	};
-	const char *cmd, *base = DEF_BASE, *aa = DEF_AA, *codegen = DEF_CODEGEN;
+	const char *cmd, *base = NULL, *aa = "", *codegen = "";
 	const char *device_time = "";
 	double qlevel = DEF_FDR;
 	unsigned long ul;
@@ -2106,9 +2123,7 @@ int main(int argc, char **argv)
 			return EXIT_INPUT;
 		}
 	}
-	if (strcmp(cmd, "summary") && (strcmp(base, DEF_BASE) ||
-				       strcmp(aa, DEF_AA) ||
-				       strcmp(codegen, DEF_CODEGEN) ||
+	if (strcmp(cmd, "summary") && (base || *aa || *codegen ||
 				       *device_time || *row_base_default))
 		return bad_usage("-B, -a, -g, -b and -D are for summary only, not %s",
 				 cmd);
@@ -2129,15 +2144,11 @@ int main(int argc, char **argv)
 	    (b.resamples != DEF_RESAMPLES || b.seed != DEF_SEED ||
 	     b.conf != DEF_CONF))
 		return bad_usage("%s takes no bootstrap options", cmd);
-	if (!ctl_list_ok(base) || !ctl_list_ok(aa) || !ctl_list_ok(codegen))
-		return bad_usage("-B, -a and -g take one variant or BASE=VARIANT,... (got '%s')",
-				 !ctl_list_ok(base) ? base : !ctl_list_ok(aa) ? aa : codegen);
-	if (!strcmp(base, aa))
-		return bad_usage("the base and the A/A variant are both '%s'; the A/A variant must be a separate set of reps",
-				 base);
-	if (!strcmp(base, codegen))
-		return bad_usage("the base and the codegen A/A variant are both '%s'; the codegen control must be a separately built kernel",
-				 base);
+	if (!strcmp(cmd, "summary")) {
+		ret = check_controls(base, aa, codegen);
+		if (ret)
+			return ret;
+	}
 
 	nfiles = !strcmp(cmd, "compare") ? 2 : 1;
 	if (argc - optind != nfiles) {

@@ -155,7 +155,7 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 				tnt += nt[m]; trb += rba[m] + rab[m]; trs += rsa[m] + rsb[m]
 			}
 		}
-		print "  (a rerun interval is where a rerun'"'"'s Δ falls at its stated rate (labstat: pooled residuals, two runs resampled); an interval for the shift covers the true shift, and a rerun'"'"'s estimate, with noise of its own, falls inside it less often)"
+		print "  (a rerun interval is where a rerun'"'"'s Δ falls at its stated rate (labstat: each side resampled from its residuals, two runs drawn); an interval for the shift covers the true shift, and a rerun'"'"'s estimate, with noise of its own, falls inside it less often)"
 		if (tnt) {
 			# the binomial check: is the observed coverage consistent with the stated rate?
 			cov = trb / (2 * tnt); st = trs / (2 * tnt); se = sqrt(st * (1 - st) / (2 * tnt))

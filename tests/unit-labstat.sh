@@ -27,11 +27,17 @@ check() {
 	if "$@"; then pass "$desc"; else fail "$desc" "failed: $*"; fi
 }
 
+# labstat names no variant: summary takes the baseline and the controls from
+# its caller (scripts/summary.sh reads the catalog); these synthetic data use
+# these names, and a later -B, -a or -g on a line overrides them
+ctl=(-B nohooks -a nohooks-aa -g nohooks-codegen)
 # lab OUT ARGS...: run labstat ARGS with stdout in OUT, stderr in OUT.err and the
-# exit status in OUT.rc; never aborts the script, so later checks still run
+# exit status in OUT.rc (summary gets ctl first); never aborts the script, so
+# later checks still run
 lab() {
 	local out=$1 rc=0
 	shift
+	[[ $1 != summary ]] || set -- summary "${ctl[@]}" "${@:2}"
 	"$ls" "$@" >"$out" 2>"$out.err" || rc=$?
 	echo "$rc" >"$out.rc"
 }
@@ -313,7 +319,7 @@ check "rerun_coverage states 0.950 on a tested row, 1.000 on an exact one" \
 check "an exact row's rerun interval is its range over seed pairs (+7.999 .. +8.000)" \
 	eq "$(get "$tmp/sim1.out" hooked s exact rerun_lo),$(get "$tmp/sim1.out" hooked s exact rerun_hi)" "7.999,8.000"
 check "the rerun interval is the same from a second summary (seeded resampling)" \
-	bash -c "'$ls' summary '$tmp/sim1.csv' 2>/dev/null | cmp -s - '$tmp/sim1.out'"
+	bash -c "'$ls' summary ${ctl[*]} '$tmp/sim1.csv' 2>/dev/null | cmp -s - '$tmp/sim1.out'"
 
 # --- bad input and usage -----------------------------------------------------------
 # exits_2_saying MSG ARGS...: labstat ARGS exits 2, writes nothing on stdout
@@ -332,6 +338,8 @@ check "malformed number: exit 2 naming file and line (bad-number.csv:4)" \
 check "duplicate ok rep: exit 2 naming both lines" \
 	exits_2_saying "duplicate-rep.csv:4: rep '1' of nohooks/warm/randread is already ok on line 2" \
 	summary "$data/duplicate-rep.csv"
+check "summary without a baseline: exit 2 saying so (labstat names no variant)" \
+	bash -c "'$ls' summary '$data/overhead.csv' >'$tmp/nob' 2>'$tmp/nob.err'; [[ \$? == 2 && ! -s '$tmp/nob' ]] && grep -q 'summary needs the baseline: -B' '$tmp/nob.err'"
 check "unknown subcommand: exit 2" exits_2_saying "unknown subcommand 'sumary'" sumary "$data/overhead.csv"
 check "-R below the minimum: exit 2" exits_2_saying "-R '5'" summary -R 5 "$data/overhead.csv"
 check "missing input file: exit 2 naming it" \
@@ -339,12 +347,12 @@ check "missing input file: exit 2 naming it" \
 usage_documented() {
 	"$ls" -h >"$tmp/usage"
 	grep -q "default 10000" "$tmp/usage" && grep -q "default 20211" "$tmp/usage" &&
-		grep -q "default nohooks)" "$tmp/usage" && grep -q "default nohooks-aa" "$tmp/usage" &&
-		grep -q "default 0.95" "$tmp/usage" && grep -q "default nohooks-codegen" "$tmp/usage" &&
+		grep -q "base variant (required" "$tmp/usage" && ! grep -q "nohooks" "$tmp/usage" &&
+		grep -q "default 0.95" "$tmp/usage" &&
 		grep -q "n >= 10" "$tmp/usage" && grep -q "Benjamini-Hochberg" "$tmp/usage" &&
 		grep -q "default 0.05" "$tmp/usage" && grep -q "Hodges-Lehmann" "$tmp/usage"
 }
-check "usage documents the defaults, the methods and the small-n caveat" usage_documented
+check "usage documents the defaults (naming no variant), the methods and the small-n caveat" usage_documented
 check "-q outside (0, 1): exit 2" exits_2_saying "-q '1.5'" summary -q 1.5 "$data/overhead.csv"
 check "ranksum with a non-number: exit 2 naming it" exits_2_saying "'x' in '1,x'" ranksum 1,x 3,4
 check "ranksum with one value a side: exit 2" exits_2_saying "at least 2 values a side" ranksum 1 3,4
