@@ -296,6 +296,13 @@ check_state_file() {
 state_var() {
 	sed -n "s/^$2=//p" "$LAB_ROOT/workloads/states/$1.state" | tail -1 | sed 's/^"\(.*\)"$/\1/'
 }
+# has_audit VARIANT: a kernel has audit unless its fragment turns it off
+# (check-config.sh makes every fragment option stick), so it is known before
+# the kernel is built; an A/A control (X-aa) is kernel X
+has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
+# cell_na VARIANT STATE: the one n/a rule of every boot (timed, attribution,
+# proof): a state that needs audit rules on a kernel without audit
+cell_na() { [[ $(state_var "$2" STATE_NEEDS_AUDIT) == 1 ]] && ! has_audit "$1"; }
 
 known_workloads() {
 	local f

@@ -1,8 +1,8 @@
 #!/bin/bash
-# attribute.sh RUN_DIR: attribution boots for a matrix run. For every variant
-# x state of RUN_DIR/matrix.conf (A/A controls and n/a cells left out) that
-# runs a headline workload, boot once with the lab-attrib QEMU plugin
-# (tools/lab-attrib.c; nokaslr, seed 1) and write RUN_DIR/attribution.csv:
+# attribute.sh: the attribution boots of a matrix run. For every variant x
+# state of RUN_DIR/matrix.conf (A/A controls and n/a cells left out) that runs
+# a headline workload, one boot with the lab-attrib QEMU plugin
+# (tools/lab-attrib.c; nokaslr, seed 1), whose rows make RUN_DIR/attribution.csv:
 #   variant,state,workload,seed,accel,unit,symbol,instructions_per_op,
 #   mem_accesses_per_op,calls_per_op
 # per kernel symbol inside uring-bench's measurement window, divided by the
@@ -15,6 +15,12 @@
 # instruction: RUN_DIR/paths/VARIANT.STATE.WORKLOAD.FUNCTION.txt is its
 # executed path ("+0xOFF  executions/op  instruction"), from which the report
 # diffs every variant against nohooks instruction by instruction.
+# The boots are scheduled by scripts/matrix.sh, in the same plan as its timed
+# cells (one loop, one progress line, one n/a rule: lib/common.sh cell_na):
+#   attribute.sh --plan RUN_DIR       the boots: "VARIANT STATE WORKLOADS" a line
+#   attribute.sh --cell RUN_DIR V S WL  one boot, its rows in RUN_DIR/attribution/
+#   attribute.sh --assemble RUN_DIR   attribution.csv and footprint.csv from them
+#   attribute.sh RUN_DIR              all three, one boot at a time (by hand)
 #   LAB_ATTRIB_WORKLOADS  headline workloads (default bench-nop,bench-read,bench-openclose,
 #                         bench-openclose-sqpoll,randread-qd128: a state runs those it lists)
 #   LAB_ATTRIB_FUNCTION   the function traced per instruction (default io_issue_sqe)
@@ -28,15 +34,18 @@ set -euo pipefail
 # attribute.sh --rows|--footprint BOOT_DIR VARIANT STATE WORKLOADS: only print
 # the attribution.csv (footprint.csv) rows of one attribution boot's
 # results.txt and attrib.out (for the unit test)
-rows_only=0
+rows_only=0 mode=all
 case ${1:-} in
 --rows) rows_only=1; shift ;;
 --footprint) rows_only=2; shift ;;
+--plan | --cell | --assemble) mode=${1#--}; shift ;;
 esac
 if ((rows_only)); then
 	(($# == 4)) || die_usage "usage: attribute.sh --rows|--footprint BOOT_DIR VARIANT STATE WORKLOADS"
+elif [[ $mode == cell ]]; then
+	(($# == 4)) || die_usage "usage: attribute.sh --cell RUN_DIR VARIANT STATE WORKLOADS"
 else
-	(($# == 1)) || die_usage "usage: attribute.sh RUN_DIR (a results/<run-id> dir with matrix.conf)"
+	(($# == 1)) || die_usage "usage: attribute.sh [--plan | --assemble] RUN_DIR (a results/<run-id> dir with matrix.conf)"
 fi
 dir=$1
 ((rows_only)) || [[ -f $dir/matrix.conf ]] || die_usage "attribute.sh: $dir/matrix.conf not found; give a results/<run-id> dir"
@@ -145,101 +154,100 @@ read_matrix_conf "$dir/matrix.conf"
 # the lists' syntax; these check that each names a known variant or state)
 for v in ${variants//,/ }; do check_variant "${v%-aa}"; done
 for s in ${states//,/ }; do check_state "$s"; done
-if [[ $accel != tcg ]]; then
-	log "attribute: run is on $accel; attribution needs tcg-icount (exact instruction counts), no attribution boots"
-	exit 0
-fi
-
-plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
-
 # state_workloads STATE: as in matrix.sh, the run's list or the state's own
-state_workloads() {
-	if [[ -n $workloads ]]; then echo "$workloads"; return; fi
-	local wl
-	wl=$(state_var "$1" STATE_WORKLOADS)
-	echo "${wl:-$(known_workloads | paste -sd,)}"
-}
-# state files are data on the host (lib/common.sh state_var), never sourced
-needs_audit() { state_var "$1" STATE_NEEDS_AUDIT; }
-has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/$1/config"; }
+state_workloads() { run_state_workloads "$workloads" "$1"; }
 
-# the boots: variant, state, headline bench workloads of that state
-jobs=()
-for v in ${variants//,/ }; do
-	[[ $v == *-aa ]] && continue
-	for s in ${states//,/ }; do
-		[[ $(needs_audit "$s") == 1 ]] && ! has_audit "$v" && continue
-		hw=()
-		for w in $(state_workloads "$s" | tr ',' ' '); do
-			[[ ,$headline, == *,$w,* && -f $LAB_ROOT/workloads/$w.bench ]] && hw+=("$w")
+# plan: the boots, "V S WL" (variant, state, headline bench workloads of that
+# state); none under a real-time accel
+plan() {
+	[[ $accel == tcg ]] || return 0
+	local v s w hw
+	for v in ${variants//,/ }; do
+		[[ $v == *-aa ]] && continue
+		for s in ${states//,/ }; do
+			! cell_na "$v" "$s" || continue
+			hw=()
+			for w in $(state_workloads "$s" | tr ',' ' '); do
+				[[ ,$headline, == *,$w,* && -f $LAB_ROOT/workloads/$w.bench ]] && hw+=("$w")
+			done
+			((${#hw[@]} == 0)) || echo "$v $s $(IFS=,; echo "${hw[*]}")"
 		done
-		((${#hw[@]})) && jobs+=("$v $s $(IFS=,; echo "${hw[*]}")")
 	done
-done
-((${#jobs[@]})) || { log "attribute: no variant x state of $dir runs a headline uring-bench workload"; exit 0; }
-
-total=${#jobs[@]} start=$(now) n=0
-log "attribute: $total attribution boots (plugin $plugin, nokaslr, seed 1), $LAB_JOBS at a time"
-mkdir -p "$dir/attribution"
-declare -A running=()
-# a stop (signal) stops the boots: boot.sh dies on TERM, and its QEMU with it
-# (parent-death signals); a SIGKILLed attribute.sh takes them along the same way
-stop_boots() {
-	local pid
-	for pid in "${!running[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 }
-trap stop_boots EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-finish_one() {
-	local pid rc=0 j o
-	wait -n -p pid || rc=$?
-	j=${running[$pid]}
-	unset "running[$pid]"
-	read -r v s wl <<<"$j"
+
+# cell V S WL: one attribution boot and its rows, written last and atomically
+# (attribution/V.S.csv there means the boot is done); a failed boot writes
+# none and says why on one line
+cell() {
+	local v=$1 s=$2 wl=$3 o plugin rc=0
+	plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
 	o=$dir/raw/attrib/$v.$s
+	rm -rf "$o"
+	mkdir -p "$o" "$dir/attribution"
+	# boot.sh dies with this script (parent-death signal), and QEMU with boot.sh
+	setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
+		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn,lines=1,sub=$subfn" \
+		--out "$o" "$v" "$s" 2>"$o/boot.stderr" || rc=$?
 	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl" &&
 		footprint "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.footprint.tmp"; then
 		mv "$dir/attribution/$v.$s.footprint.tmp" "$dir/attribution/$v.$s.footprint"
 		mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv"
-		log "  attribution $v / $s: $(grep -c . "$dir/attribution/$v.$s.csv") rows, $(sed -n 's/^wall_secs=//p' "$o/boot.info")s wall"
+		log "  done attribution $v / $s: $(grep -c . "$dir/attribution/$v.$s.csv") rows, $(sed -n 's/^wall_secs=//p' "$o/boot.info")s wall"
 	else
 		rm -f "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.footprint.tmp"
 		log "  attribution $v / $s: failed (rc $rc, logs in $o)"
-		failed=$((failed + 1))
+		return 1
 	fi
 }
-failed=0
-for j in "${jobs[@]}"; do
-	read -r v s wl <<<"$j"
-	n=$((n + 1))
-	progress "$n" "$total" "$start" "attribution boot $v / $s ($wl)"
-	o=$dir/raw/attrib/$v.$s
-	rm -rf "$o"
-	mkdir -p "$o"
-	setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
-		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn,lines=1,sub=$subfn" \
-		--out "$o" "$v" "$s" 2>"$o/boot.stderr" &
-	running[$!]=$j
-	((${#running[@]} < LAB_JOBS)) || finish_one
-done
-while ((${#running[@]})); do finish_one; done
 
-attribution_csv() {
-	echo "variant,state,workload,seed,accel,unit,symbol,instructions_per_op,mem_accesses_per_op,calls_per_op"
+# assemble: attribution.csv and footprint.csv from the plan's boots, in plan
+# order; a boot without rows is left out (and counted)
+assemble() {
+	local jobs=() j v s missing=0
+	mapfile -t jobs < <(plan)
 	for j in "${jobs[@]}"; do
 		read -r v s _ <<<"$j"
-		if [[ -f $dir/attribution/$v.$s.csv ]]; then cat "$dir/attribution/$v.$s.csv"; fi
+		[[ -f $dir/attribution/$v.$s.csv ]] || missing=$((missing + 1))
 	done
+	# joined HEADER EXT: HEADER, then each boot's attribution/V.S.EXT in plan order
+	joined() {
+		echo "$1"
+		for j in "${jobs[@]}"; do
+			read -r v s _ <<<"$j"
+			if [[ -f $dir/attribution/$v.$s.$2 ]]; then cat "$dir/attribution/$v.$s.$2"; fi
+		done
+	}
+	attribution_csv() { joined "variant,state,workload,seed,accel,unit,symbol,instructions_per_op,mem_accesses_per_op,calls_per_op" csv; }
+	footprint_csv() { joined "variant,state,workload,seed,accel,ops,kernel_lines,kernel_lines_per_op,kernel_text_bytes,hot_text_bytes,sub_symbol,sub_instructions_per_op,sub_mem_accesses_per_op,sub_calls_per_op" footprint; }
+	if ((${#jobs[@]} == 0)); then
+		log "attribute: no attribution boots in $dir (accel $accel; attribution needs tcg-icount and a headline uring-bench workload)"
+		return 0
+	fi
+	save "$dir/attribution.csv" attribution_csv
+	save "$dir/footprint.csv" footprint_csv
+	log "attribute: $dir/attribution.csv ($((${#jobs[@]} - missing)) of ${#jobs[@]} attribution boots)"
+	((missing == 0))
 }
-save "$dir/attribution.csv" attribution_csv
-footprint_csv() {
-	echo "variant,state,workload,seed,accel,ops,kernel_lines,kernel_lines_per_op,kernel_text_bytes,hot_text_bytes,sub_symbol,sub_instructions_per_op,sub_mem_accesses_per_op,sub_calls_per_op"
-	for j in "${jobs[@]}"; do
-		read -r v s _ <<<"$j"
-		if [[ -f $dir/attribution/$v.$s.footprint ]]; then cat "$dir/attribution/$v.$s.footprint"; fi
+
+case $mode in
+plan) plan ;;
+cell)
+	check_workload_list() { local w; for w in ${1//,/ }; do check_workload "$w"; done; }
+	check_variant "$2" && check_state "$3" && check_workload_list "$4"
+	cell "$2" "$3" "$4"
+	;;
+assemble) assemble ;;
+all)
+	# by hand: the plan's boots one at a time (the matrix runs them in its
+	# own plan, --jobs at a time), then the CSVs
+	mapfile -t todo < <(plan)
+	n=0 start=$(now) failed=0
+	for j in "${todo[@]}"; do
+		read -r v s wl <<<"$j"
+		n=$((n + 1))
+		progress "$n" "${#todo[@]}" "$start" "attribution boot $v / $s ($wl)"
+		cell "$v" "$s" "$wl" || failed=$((failed + 1))
 	done
-}
-save "$dir/footprint.csv" footprint_csv
-log "attribute: $dir/attribution.csv ($((total - failed)) of $total boots, $(fmt_secs $(($(now) - start))))"
-((failed == 0))
+	assemble && ((failed == 0))
+	;;
+esac

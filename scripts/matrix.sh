@@ -172,10 +172,6 @@ else
 	boot_jobs=${boot_jobs:-$LAB_JOBS} overlap=1
 fi
 
-needs_audit() { state_var "$1" STATE_NEEDS_AUDIT; }
-# a kernel has audit unless its fragment turns it off (check-config.sh makes
-# every fragment option stick), so n/a is known before the kernel is built
-has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
 unit=$(accel_unit "$accel")
 header="variant,state,workload,rep,seed,accel,status,ops_per_sec,ns_per_op,ns_per_op_unit,clat_p50_ns,clat_p99_ns,wall_secs,raw"
 
@@ -191,6 +187,17 @@ for r in $(seq "$reps"); do
 		for s in ${states//,/ }; do boots+=("$v $s $r"); done
 	done
 done
+# the attribution boots (scripts/attribute.sh --plan: one per variant x state
+# running a headline uring-bench workload, under tcg only) are boots of the
+# same plan, "V S attrib", run by the same loop with the same progress line;
+# their rows are assembled into attribution.csv at the end
+declare -A attrib_wl=()
+if ((!cells_only)); then
+	while read -r v s wl; do
+		boots+=("$v $s attrib")
+		attrib_wl[$v.$s]=$wl
+	done < <("$LAB_ROOT/scripts/attribute.sh" --plan "$dir")
+fi
 total=${#boots[@]}
 done_before=0
 declare -A boot_state=() # index -> pending|running|finished
@@ -220,6 +227,11 @@ cell_complete() {
 }
 for i in "${!boots[@]}"; do
 	read -r v s r <<<"${boots[$i]}"
+	if [[ $r == attrib ]]; then
+		# (an attribution boot is done when its rows are: attribute.sh --cell)
+		if [[ -f $dir/attribution/$v.$s.csv ]]; then boot_state[$i]=finished done_before=$((done_before + 1)); else boot_state[$i]=pending; fi
+		continue
+	fi
 	if [[ -f $dir/cells/$v.$s.$r.csv ]] && ! cell_complete "$v" "$s" "$r"; then
 		log "matrix: $dir/cells/$v.$s.$r.csv is incomplete; that boot runs again"
 		rm -f "$dir/cells/$v.$s.$r.csv"
@@ -242,7 +254,7 @@ n_na=0
 for i in "${!boots[@]}"; do
 	[[ ${boot_state[$i]} == pending ]] || continue
 	read -r v s r <<<"${boots[$i]}"
-	if [[ $(needs_audit "$s") != 1 ]] || has_audit "$v"; then continue; fi
+	if [[ $r == attrib ]] || ! cell_na "$v" "$s"; then continue; fi
 	seed=$(seed_of "$v" "$r")
 	wl=$(state_workloads "$s")
 	na_rows() { local w; for w in ${wl//,/ }; do echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"; done; }
@@ -358,6 +370,7 @@ remote_boots() {
 	for i in "${!boots[@]}"; do
 		[[ ${boot_state[$i]} == pending ]] || continue
 		read -r v s r <<<"${boots[$i]}"
+		[[ $r != attrib ]] || continue # (attribution boots run here: their plugin output is not a cell's)
 		seed=$(seed_of "$v" "$r") wl=$(state_workloads "$s") prof=$(profile_for "$s" "$r")
 		"$LAB_ROOT/guest/boot.sh" --plan "$rdir/plans/$v.$s.$r" --accel "$accel" --seed "$seed" --runtime "$runtime" \
 			--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/raw/$v.$s.r$r" "${v%-aa}" "$s" 2>/dev/null || continue
@@ -378,6 +391,7 @@ remote_boots() {
 	for i in "${!boots[@]}"; do
 		[[ ${boot_state[$i]} == pending ]] || continue
 		read -r v s r <<<"${boots[$i]}"
+		[[ $r != attrib ]] || continue
 		grep -q "^$v\.$s\.$r," "$rdir/hosts.csv" 2>/dev/null || continue
 		rm -rf "${dir:?}/raw/$v.$s.r$r"
 		remote_collect "$rdir/out/$v.$s.$r" "$dir/raw/$v.$s.r$r" || continue
@@ -395,14 +409,22 @@ nboots=0 first_boot_at=""
 start_boot() {
 	local i=$1 v s r seed wl prof el eta=""
 	read -r v s r <<<"${boots[$i]}"
-	seed=$(seed_of "$v" "$r")
-	wl=$(state_workloads "$s")
 	boot_state[$i]=running
-	prof=$(profile_for "$s" "$r")
 	# the ETA counts from the first boot: the wait for the first kernel is over by then
 	first_boot_at=${first_boot_at:-$(now)}
 	el=$(($(now) - first_boot_at))
 	((ran > 0)) && eta=", ETA $(fmt_secs $((el * (to_run - ran) / ran)))"
+	if [[ $r == attrib ]]; then
+		wl=${attrib_wl[$v.$s]}
+		log "[$((ran + nboots + 1))/$to_run] attribution boot $v / $s ($wl; plugin, nokaslr, seed 1; elapsed $(fmt_secs "$el")$eta)"
+		LAB_BOOT_PREBUILT=1 setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/attribute.sh" --cell "$dir" "$v" "$s" "$wl" &
+		running_jobs[$!]="boot $i"
+		nboots=$((nboots + 1))
+		return
+	fi
+	seed=$(seed_of "$v" "$r")
+	wl=$(state_workloads "$s")
+	prof=$(profile_for "$s" "$r")
 	log "[$((ran + nboots + 1))/$to_run] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
 	# the cell dies with the matrix, even a SIGKILLed one (parent-death signal);
 	# its guest dies with it in turn (see guest/boot.sh)
@@ -425,7 +447,7 @@ launch_ready() {
 }
 
 start=$(now)
-ran=0 failed=0 build_failed=""
+ran=0 failed=0 attrib_failed=0 build_failed=""
 [[ -z $hosts$slurm ]] || remote_boots
 while :; do
 	start_next_build
@@ -455,7 +477,9 @@ while :; do
 		ran=$((ran + 1))
 		read -r v s r <<<"${boots[$i]}"
 		cell=$dir/cells/$v.$s.$r.csv
-		if [[ -f $cell ]]; then
+		if [[ $r == attrib ]]; then
+			[[ -f $dir/attribution/$v.$s.csv ]] || attrib_failed=$((attrib_failed + 1))
+		elif [[ -f $cell ]]; then
 			failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "$cell" | wc -l)))
 		else
 			log "matrix: boot $v / $s / rep $r wrote no cells (rc $rc)"
@@ -497,16 +521,10 @@ if ((!cells_only)); then
 	mapfile -t -O "${#boots[@]}" boots < <("$LAB_ROOT/scripts/adaptive-seeds.sh" --list "$dir")
 	write_run_csvs
 fi
-# a job like the others: in its own session, dying with the matrix, and
-# waited for with wait so that a signal to the matrix is handled at once
-# (not with --cells-only: run.sh try wants the timed cells alone)
+# attribution.csv and footprint.csv from the attribution boots' rows
 if ((!cells_only)); then
-	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/attribute.sh" "$dir" &
-	running_jobs[$!]=attribute
-	rc=0
-	wait "$!" || rc=$?
-	unset "running_jobs[$!]"
-	((rc == 0)) || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+	"$LAB_ROOT/scripts/attribute.sh" --assemble "$dir" || post_failed=1
+	((attrib_failed == 0)) || { log "matrix: $attrib_failed attribution boot(s) failed (cells.csv is intact)"; post_failed=1; }
 fi
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)

@@ -65,7 +65,7 @@ fi
 bad=""
 while read -r p; do
 	dpkg-query -W "$p" >/dev/null 2>&1 || continue
-	dpkg -L "$p" | grep -qE '^/(usr/)?lib/systemd/system/[^/]+\.service$|^/etc/init\.d/' || continue
+	dpkg -L "$p" | grep -E '^/(usr/)?lib/systemd/system/[^/]+\.service$|^/etc/init\.d/' >/dev/null || continue
 	pi=/var/lib/dpkg/info/$p.postinst
 	# shellcheck disable=SC2012
 	[[ -f $pi ]] || pi=$(ls /var/lib/dpkg/info/"$p":*.postinst 2>/dev/null | head -1)

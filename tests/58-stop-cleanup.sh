@@ -52,9 +52,9 @@ for sig in INT KILL; do
 	# the cell's QEMU, then the attribution boot's
 	wait_for 120 qemu_count 2 || true
 	sleep 1
-	mapfile -t pids < <({ awk '{ print $2 }' "$FAKE_PIDS"; pgrep -f "attribute.sh $d" || true; pgrep -f "boot.sh .*--out $d/" || true; } | sort -u)
+	mapfile -t pids < <({ awk '{ print $2 }' "$FAKE_PIDS"; pgrep -f "attribute.sh --cell $d" || true; pgrep -f "boot.sh .*--out $d/" || true; } | sort -u)
 	watch_pids="${pids[*]} $mpid"
-	have_attr=$(pgrep -f "attribute.sh $d" | wc -l)
+	have_attr=$(pgrep -f "attribute.sh --cell $d" | wc -l)
 	kill "-$sig" "$mpid" 2>/dev/null || true
 	if ((have_attr > 0)) && wait_for 10 all_gone "$mpid" "${pids[@]}"; then
 		ok "SIG$sig of the matrix during an attribution boot: matrix, attribute.sh, boot.sh and QEMU (${#pids[@]} processes) gone within 10 s"
@@ -64,6 +64,10 @@ for sig in INT KILL; do
 		not_ok "SIG$sig of the matrix during an attribution boot: everything gone within 10 s (attribute.sh seen: $have_attr)"
 	fi
 	wait "$mpid" 2>/dev/null || true
+	# one plan: the attribution boot is the timed cell's successor in the
+	# matrix's own loop and progress line, not a second scheduler's
+	check "after SIG$sig: the matrix's progress line counted the attribution boot as boot 2 of 2" \
+		grep -q '^\[2/2\] attribution boot fakea / idle (bench-nop' "$tmp/a-$sig.log"
 	check "after SIG$sig no process holds the run's lock" flock -n "$d/.lock" true
 	check "after SIG$sig no process is left in the run dir's boots" test -z "$(pgrep -f "$d/" || true)"
 done

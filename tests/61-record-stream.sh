@@ -34,7 +34,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 accel=$("$LAB_ROOT/guest/accel.sh" auto)
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
-has_audit() { ! grep -qs '^# CONFIG_AUDIT is not set' "$(variants_dir)/$1/config"; }
 bases=$(known_bases)
 [[ -n ${LAB_STREAM_BASES:-} ]] && bases=${LAB_STREAM_BASES//,/ }
 only=${LAB_STREAM_VARIANTS:-}

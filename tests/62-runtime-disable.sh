@@ -45,7 +45,6 @@ done)
 # LAB_DISABLE_BUG_VARIANTS=a,b: only these (to rerun one by hand)
 [[ -n ${LAB_DISABLE_BUG_VARIANTS:-} ]] && variants=${LAB_DISABLE_BUG_VARIANTS//,/ }
 field() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$2" | head -1; }
-has_audit() { ! grep -qs '^# CONFIG_AUDIT is not set' "$(variants_dir)/$1/config"; }
 
 n=0 total=$(wc -w <<<"$variants") start=$(now)
 for v in $variants; do

@@ -24,7 +24,6 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 accel=$("$LAB_ROOT/guest/accel.sh" auto)
-has_audit() { ! grep -qs '^# CONFIG_AUDIT is not set' "$(variants_dir)/$1/config"; }
 # the limit of one boot: every test's own limit, plus boot and the reproducer
 limit=$(awk '!/^[[:space:]]*(#|$)/ { s += $2 } END { print s + 300 }' "$LAB_ROOT/peer/liburing.tests")
 
