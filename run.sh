@@ -43,41 +43,41 @@ USAGE
 cmd=${1:-}
 (($#)) && shift
 case $cmd in
-setup) exec "$root/scripts/setup.sh" "$@" ;;
-list) exec "$root/scripts/list.sh" "$@" ;;
+setup) exec "$root/scripts/run/setup.sh" "$@" ;;
+list) exec "$root/scripts/run/list.sh" "$@" ;;
 build)
 	(($# == 1)) || usage
 	LAB_CHECK_ARGS=1 "$root/kernel/build.sh" "$1"
-	"$root/scripts/setup.sh"
+	"$root/scripts/run/setup.sh"
 	exec "$root/kernel/build.sh" "$1"
 	;;
-boot) exec "$root/scripts/boot-one.sh" "$@" ;;
+boot) exec "$root/scripts/run/boot-one.sh" "$@" ;;
 matrix)
-	LAB_CHECK_ARGS=1 "$root/scripts/matrix.sh" "$@"
-	"$root/scripts/setup.sh"
-	exec "$root/scripts/matrix.sh" "$@"
+	LAB_CHECK_ARGS=1 "$root/scripts/run/matrix.sh" "$@"
+	"$root/scripts/run/setup.sh"
+	exec "$root/scripts/run/matrix.sh" "$@"
 	;;
-hosts-check) exec "$root/scripts/hosts-check.sh" "$@" ;;
+hosts-check) exec "$root/scripts/run/hosts-check.sh" "$@" ;;
 try)
-	"$root/scripts/setup.sh"
-	exec "$root/scripts/try.sh" "$@"
+	"$root/scripts/run/setup.sh"
+	exec "$root/scripts/run/try.sh" "$@"
 	;;
-summary) exec "$root/scripts/summary.sh" "$@" ;;
-plots) exec "$root/scripts/plots.sh" "$@" ;;
+summary) exec "$root/scripts/analysis/summary.sh" "$@" ;;
+plots) exec "$root/scripts/report/plots.sh" "$@" ;;
 report)
 	(($# == 1)) || usage
-	"$root/scripts/summary.sh" "$1"
-	"$root/scripts/plots.sh" "$1"
-	exec "$root/scripts/report.sh" "$1"
+	"$root/scripts/analysis/summary.sh" "$1"
+	"$root/scripts/report/plots.sh" "$1"
+	exec "$root/scripts/report/report.sh" "$1"
 	;;
-compare) exec "$root/scripts/compare.sh" "$@" ;;
-rerun-check) exec "$root/scripts/rerun-check.sh" "$@" ;;
-publish) exec "$root/scripts/publish.sh" "$@" ;;
-disasm) exec "$root/scripts/disasm.sh" "$@" ;;
-explain) exec "$root/scripts/explain-delta.sh" "$@" ;;
+compare) exec "$root/scripts/analysis/compare.sh" "$@" ;;
+rerun-check) exec "$root/scripts/analysis/rerun-check.sh" "$@" ;;
+publish) exec "$root/scripts/report/publish.sh" "$@" ;;
+disasm) exec "$root/scripts/analysis/disasm.sh" "$@" ;;
+explain) exec "$root/scripts/analysis/explain-delta.sh" "$@" ;;
 test)
 	"$root/tests/run-tests.sh" --check-args "$@"
-	"$root/scripts/setup.sh"
+	"$root/scripts/run/setup.sh"
 	exec "$root/tests/run-tests.sh" "$@"
 	;;
 -h | --help | help | "") usage ;;

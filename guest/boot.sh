@@ -9,7 +9,7 @@
 #                      resolve auto with accel.sh first
 #   --accel-args       print the QEMU arguments of --accel A that every boot
 #                      shares (accelerator, CPU, clock) and exit: this file owns
-#                      them, scripts/manifest.sh records them
+#                      them, scripts/run/manifest.sh records them
 #   --seed N           QEMU -seed and layout padding for this boot (default 1)
 #   --timeout SECS     host wall-clock limit (default: computed from runtime)
 #   --profile a,b      also run these workloads under ftrace's profiler and perf

@@ -35,8 +35,8 @@ if ! make -s -q -C "$LAB_ROOT/bench" O="$bindir" >/dev/null 2>&1; then
 fi
 
 # auditctl comes from auditd's .deb unpacked into the cache, never from an
-# installed auditd (that would start a daemon on the host: scripts/setup.sh)
-[[ -x $LAB_AUDITCTL ]] || "$LAB_ROOT/scripts/setup.sh" --guest-debs
+# installed auditd (that would start a daemon on the host: scripts/run/setup.sh)
+[[ -x $LAB_AUDITCTL ]] || "$LAB_ROOT/scripts/run/setup.sh" --guest-debs
 host_bins=(/bin/busybox /usr/bin/fio "$LAB_AUDITCTL")
 for b in "${host_bins[@]}"; do
 	[[ -x $b ]] || die "$b missing; run './run.sh setup'"

@@ -5,7 +5,7 @@
 # that PATH resolves (a wrapper is a different binary), and one sha256 over
 # every firmware/option ROM under /usr/share/qemu and /usr/share/seabios
 # (*.bin, *.rom, *.img; "sha256  name" lines, sorted by name). Runs on the
-# coordinator and on every worker (guest/cell-worker.sh, scripts/hosts-check.sh);
+# coordinator and on every worker (guest/cell-worker.sh, scripts/run/hosts-check.sh);
 # needs only bash and coreutils. LAB_QEMU names another binary.
 set -euo pipefail
 qemu=${LAB_QEMU:-qemu-system-x86_64}

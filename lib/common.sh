@@ -12,14 +12,14 @@ LAB_JOBS=${LAB_JOBS:-$(nproc)}
 # across variants whose trees live at different absolute paths.
 LAB_BUILD_SUBDIR=lab-build
 export LAB_ROOT LAB_CACHE
-# guest-only Debian packages, unpacked (never installed) by scripts/setup.sh
+# guest-only Debian packages, unpacked (never installed) by scripts/run/setup.sh
 LAB_GUEST_DEBS=${LAB_GUEST_DEBS:-$LAB_CACHE/guest-debs}
 LAB_AUDITCTL=$LAB_GUEST_DEBS/auditd/root/sbin/auditctl
 # scale-out tools (GNU parallel; sshd and Slurm for the tests), unpacked by
-# scripts/setup.sh --host-debs GROUP into $LAB_HOST_DEBS/GROUP/root
+# scripts/run/setup.sh --host-debs GROUP into $LAB_HOST_DEBS/GROUP/root
 LAB_HOST_DEBS=$LAB_CACHE/host-debs
 # the peer suite (issue 25, peer/): Debian's liburing source package, this
-# version, whose .dsc must have this sha256; unpacked by scripts/setup.sh
+# version, whose .dsc must have this sha256; unpacked by scripts/run/setup.sh
 # --peer-src into $LAB_PEER_SRC/tree
 LAB_PEER_VERSION=2.3-3
 LAB_PEER_DSC_SHA256=1eefd4e81c0c3c767ccc95adcb6a37d184418ea127dd9e8b68624ae911f2f66d
@@ -322,7 +322,7 @@ device_time_workloads() {
 # run_seed SEED_BASE VARIANT REP: the seed rep REP of VARIANT boots with in a
 # run: seed_base + rep, and seed_base + 1000 + rep for an A/A (-aa) variant.
 # Extra reps (adaptive seeds) continue the same sequence. The one owner of
-# the rule (scripts/matrix.sh, scripts/adaptive-seeds.sh, manifest.sh's layout).
+# the rule (scripts/run/matrix.sh, scripts/run/adaptive-seeds.sh, manifest.sh's layout).
 run_seed() { if [[ $2 == *-aa ]]; then echo $(($1 + 1000 + $3)); else echo $(($1 + $3)); fi; }
 
 # run_state_workloads WORKLOADS STATE: the workloads a boot in STATE runs:
@@ -335,7 +335,7 @@ run_state_workloads() {
 	echo "${wl:-$(known_workloads | paste -sd,)}"
 }
 
-# Adaptive seeds (issue 24; scripts/adaptive-seeds.sh, run by the matrix
+# Adaptive seeds (issue 24; scripts/run/adaptive-seeds.sh, run by the matrix
 # after its reps under tcg-icount). The rule, in one place: a hook-cost row
 # (variant, state, workload) whose seeds are not exact (labstat's method
 # rank-sum: a side's seeds spread by 0.01 instructions/op or more) is OPEN
@@ -364,7 +364,7 @@ check_workload() {
 # host time, figures are wall-clock ns, and every real-time run takes one
 # path (accel_realtime): kernels built first, one guest at a time whatever
 # --jobs says, variant order rotated per rep (boot_order), no cell store,
-# the median with a bootstrap CI at n >= 10 (bench/labstat). tcg-wall is TCG
+# the median with a bootstrap CI at n >= 10 (tools/labstat). tcg-wall is TCG
 # without icount: the KVM user's path, exercised on machines without KVM;
 # its ns are wall-clock under emulation, not hardware ns. The QEMU arguments
 # of each are guest/boot.sh's (boot.sh --accel-args ACCEL prints them).
@@ -404,7 +404,7 @@ boot_order() { if accel_realtime "$1"; then echo interleaved; else echo rep-majo
 # run_accel_unit RUN_DIR SUMMARY_CSV UNKNOWN_LABEL: set accel, unit and
 # accel_label for a results dir: the accelerator from manifest.json, else the
 # summary's accel column; the unit from cells.csv's ns_per_op_unit, else
-# derived from the accelerator. Shared by scripts/plots.sh and report.sh.
+# derived from the accelerator. Shared by scripts/report/plots.sh and report.sh.
 run_accel_unit() {
 	local dir=$1 summary=$2 unknown=$3
 	# first non-empty value of column NAME in FILE
@@ -423,7 +423,7 @@ run_accel_unit() {
 # sourced); sets variants states workloads reps runtime accel profile
 # seed_base (0 when the file predates it) and bases (empty when the file
 # predates it: the bases of its variants).
-# Shared by scripts/matrix.sh (--resume) and scripts/attribute.sh
+# Shared by scripts/run/matrix.sh (--resume) and scripts/run/attribute.sh
 # shellcheck disable=SC2154 # the keys are set by printf -v
 read_matrix_conf() {
 	local k v line

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
 # function_body VMLINUX FUNCTION: objdump -d of FUNCTION, one instruction a
 # line: "+0xOFF  mnemonic operands", branch targets inside the function as
-# <FUNCTION+0xOFF>, other addresses by symbol. Sourced by scripts/disasm.sh
-# and scripts/explain-delta.sh (one owner of the listing format).
+# <FUNCTION+0xOFF>, other addresses by symbol. Sourced by scripts/analysis/disasm.sh
+# and scripts/analysis/explain-delta.sh (one owner of the listing format).
 function_body() {
 	local vmlinux=$1 fn=$2
 	objdump -d --no-show-raw-insn --disassemble="$fn" "$vmlinux" |
@@ -23,7 +23,7 @@ function_body() {
 # 'result ... ops=N' line in a guest's results stream (the plugin window's ops)
 # (parse-results.sh's window_ops field: it is the one reader of the stream)
 window_ops() {
-	"$LAB_ROOT/scripts/parse-results.sh" "$1" 2>/dev/null | awk -v w="$2" '$1 == "workload=" w {
+	"$LAB_ROOT/scripts/analysis/parse-results.sh" "$1" 2>/dev/null | awk -v w="$2" '$1 == "workload=" w {
 		for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); print $i; exit } }'
 }
 

@@ -1,5 +1,5 @@
-# Canonical display orders of states and workloads, shared by scripts/plots.sh
-# and scripts/report.sh (prepended to their awk programs).
+# Canonical display orders of states and workloads, shared by scripts/report/plots.sh
+# and scripts/report/report.sh (prepended to their awk programs).
 # off, idle, watch, syscall-N by N, uring-miss, uring-hit, smack, then the rest as seen
 function state_rank(s,   r) {
 	if (s == "off") return 0

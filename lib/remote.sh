@@ -10,7 +10,7 @@
 # parallel; the package depends on sysstat, which ships a service)
 lab_parallel() {
 	local root
-	root=$("$LAB_ROOT/scripts/setup.sh" --host-debs parallel) || return 1
+	root=$("$LAB_ROOT/scripts/run/setup.sh" --host-debs parallel) || return 1
 	PERL5LIB=$root/usr/share/perl5${PERL5LIB:+:$PERL5LIB} "$root/usr/bin/parallel" --will-cite "$@"
 }
 
@@ -174,7 +174,7 @@ remote_run() {
 }
 
 # slurm_dispatch RDIR SHARED ID CELL... [-- SBATCH_OPTION...]: the same
-# boots as one Slurm job array (scripts/slurm-run.sh) over SHARED, a
+# boots as one Slurm job array (scripts/run/slurm-run.sh) over SHARED, a
 # directory every node sees: the bundle unpacked once into SHARED/bundles/ID,
 # one task per cell running guest/cell-worker.sh there (a node with another
 # QEMU identity refuses, exit 3). Each cell that ran lands in RDIR/out/CELL
@@ -194,7 +194,7 @@ slurm_dispatch() {
 		fi
 	fi
 	for c in "${cells[@]}"; do printf '%s\tbash %q run %q\n' "$c" "$b/cell-worker.sh" "$c"; done >"$r/slurm-jobs"
-	"$LAB_ROOT/scripts/slurm-run.sh" --shared "$shared/run-$id" --jobs "$r/slurm-jobs" "${opts[@]}" || rc=$?
+	"$LAB_ROOT/scripts/run/slurm-run.sh" --shared "$shared/run-$id" --jobs "$r/slurm-jobs" "${opts[@]}" || rc=$?
 	mkdir -p "$r/out"
 	: >"$r/hosts.csv"
 	for c in "${cells[@]}"; do

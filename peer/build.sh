@@ -11,7 +11,7 @@
 # The lab's own image is unchanged (its id and every cell key stay as they
 # are); only boots with guest/boot.sh --peer use this one. Prints the image.
 # Source: Debian's liburing source package, fetched and checked by
-# scripts/setup.sh --peer-src; built in the cache, never in the repo, in a
+# scripts/run/setup.sh --peer-src; built in the cache, never in the repo, in a
 # dir named by the content of everything it depends on.
 # Reproducible as the lab's image is (tests/44 builds it twice): fixed umask,
 # modes, mtimes, owners and order, stripped binaries without a build id (it
@@ -25,7 +25,7 @@ umask 022
 . "$LAB_ROOT/lib/cellstore.sh"
 
 base=$("$LAB_ROOT/guest/build-initramfs.sh")
-src=$("$LAB_ROOT/scripts/setup.sh" --peer-src)
+src=$("$LAB_ROOT/scripts/run/setup.sh" --peer-src)
 [[ -f $src/test/skip-cqe.c ]] || die "peer: $src is not liburing's source tree"
 list=$LAB_ROOT/peer/liburing.tests
 mapfile -t tests < <(awk '!/^[[:space:]]*(#|$)/ { print $1 }' "$list")

@@ -6,7 +6,7 @@
 # Variables: data, variants, workload, accel; term and out as in style.gp.
 if (!exists("style_loaded")) load 'style.gp'
 if (!exists("data") || !exists("variants") || !exists("workload")) {
-	print "audit-share.gp: set data, variants and workload with -e; see scripts/plots.sh"
+	print "audit-share.gp: set data, variants and workload with -e; see scripts/report/plots.sh"
 	exit status 2
 }
 nv = words(variants)

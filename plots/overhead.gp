@@ -10,7 +10,7 @@
 # nslabel, dlabel, dkind (short kinds of dlabel) (from summary.csv, set by plots.sh); term and out as in style.gp.
 if (!exists("style_loaded")) load 'style.gp'
 if (!exists("data") || !exists("variants") || !exists("workload")) {
-	print "overhead.gp: set data, variants and workload with -e; see scripts/plots.sh"
+	print "overhead.gp: set data, variants and workload with -e; see scripts/report/plots.sh"
 	exit status 2
 }
 if (!exists("has_aa")) has_aa = 0

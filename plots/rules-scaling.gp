@@ -11,7 +11,7 @@
 # term and out as in style.gp.
 if (!exists("style_loaded")) load 'style.gp'
 if (!exists("data") || !exists("variants") || !exists("workload")) {
-	print "rules-scaling.gp: set data, variants and workload with -e; see scripts/plots.sh"
+	print "rules-scaling.gp: set data, variants and workload with -e; see scripts/report/plots.sh"
 	exit status 2
 }
 nv = words(variants)

@@ -8,7 +8,7 @@
 # Variables: data, accel, unit, nslabel, dlabel; term and out as in style.gp.
 if (!exists("style_loaded")) load 'style.gp'
 if (!exists("data")) {
-	print "skipped-audited.gp: set data with -e; see scripts/plots.sh"
+	print "skipped-audited.gp: set data with -e; see scripts/report/plots.sh"
 	exit status 2
 }
 stats data using 'cluster' nooutput

@@ -1,4 +1,4 @@
-# style.gp: the look shared by every figure in plots/. scripts/plots.sh runs
+# style.gp: the look shared by every figure in plots/. scripts/report/plots.sh runs
 #   gnuplot -e "term='pngcairo'; out='x.png'; data='x.csv'; accel='kvm'; ..." \
 #       plots/style.gp plots/FIGURE.gp
 # from the directory holding the CSV, so a figure script run by hand from
@@ -30,7 +30,7 @@ set datafile separator comma
 set datafile columnheaders
 
 # one colour (and point type) per variant, the same in every figure, from
-# the variant catalog (scripts/plots.sh passes vnames, vroles, vks): the
+# the variant catalog (scripts/report/plots.sh passes vnames, vroles, vks): the
 # baseline, its A/A control and the controls in greys and purple, dashed;
 # each design a hue and a point type of its own, by its place among the
 # designs (its ports on other base trees share them). A variant the catalog

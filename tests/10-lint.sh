@@ -38,9 +38,13 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for c in bench/*.c; do
+# guest tools (bench/) and host tools (tools/; the plugin is a .so, built
+# and checked by tests/63)
+for c in bench/*.c tools/*.c; do
 	t=$(basename "$c" .c)
-	if out=$(make -s -C bench O="$tmp" "$tmp/$t" 2>&1); then
+	d=$(dirname "$c")
+	grep -q "^\$(O)/$t:" "$d/Makefile" || continue
+	if out=$(make -s -C "$d" O="$tmp" "$tmp/$t" 2>&1); then
 		ok "$c builds with -Wall -Wextra -Werror"
 	else
 		printf '%s\n' "$out" | head -20

@@ -5,7 +5,7 @@ set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 data=$LAB_ROOT/tests/data/parse
-pr=$LAB_ROOT/scripts/parse-results.sh
+pr=$LAB_ROOT/scripts/analysis/parse-results.sh
 
 out=$("$pr" "$data/ok-two-workloads.txt")
 fio=$(grep '^workload=randread-qd128 ' <<<"$out" || true)
@@ -63,7 +63,7 @@ rc=0
 "$pr" /nonexistent 2>/dev/null || rc=$?
 check "missing results file: exit 2" test "$rc" = 2
 
-prof=$("$LAB_ROOT/scripts/parse-profile.sh" "$data/profile-blocks.txt")
+prof=$("$LAB_ROOT/scripts/analysis/parse-profile.sh" "$data/profile-blocks.txt")
 check "ftrace: io_issue_sqe hits and mean per call (137824, 3341.033 ns)" grep -q '^randread-qd128,io_issue_sqe,137824,460474500,3341.033,$' <<<"$prof"
 check "ftrace: __audit_uring_entry parsed" grep -q '^randread-qd128,__audit_uring_entry,137824,' <<<"$prof"
 check "perf: symbol shares parsed" grep -q '^randread-qd128,io_issue_sqe,,,,[0-9.]*$' <<<"$prof"

@@ -21,14 +21,14 @@ expect() {
 		echo "exit $rc (want $want):"; head -3 "$tmp/err"; not_ok "$desc"
 	fi
 }
-m=scripts/matrix.sh
+m=scripts/run/matrix.sh
 expect "--states ../states/idle is refused" 2 "bad state name" $m --states ../states/idle --accel tcg
 expect "--run-id ../escaped-run is refused" 2 "bad run-id name" $m --run-id ../escaped-run --accel tcg
 check "nothing written outside results/" test ! -e "$tmp/escaped-run"
 expect "variant ../variants/upstream is refused" 2 "bad variant name" $m --variants ../variants/upstream --accel tcg
 expect "variant 'my var' is refused by build" 2 "bad variant name" kernel/build.sh "my var"
 check "no stray tree for 'my var'" test ! -e "$LAB_TREES"
-expect "summary ../results/x is refused" 2 "bad run-id name" scripts/summary.sh ../results/x
+expect "summary ../results/x is refused" 2 "bad run-id name" scripts/analysis/summary.sh ../results/x
 expect "--jobs 0 is refused" 2 "--jobs must be a whole number from 1 to 64" $m --jobs 0 --accel tcg
 expect "--reps without a value: one clear line" 2 "reps needs a value" $m --reps
 mkdir -p "$LAB_RESULTS/evil"
@@ -50,7 +50,7 @@ mkdir -p "$LAB_RESULTS/hex"
 } >"$LAB_RESULTS/hex/cells.csv"
 echo stale >"$LAB_RESULTS/hex/summary.csv"
 rc=0
-scripts/summary.sh hex >/dev/null 2>"$tmp/err" || rc=$?
+scripts/analysis/summary.sh hex >/dev/null 2>"$tmp/err" || rc=$?
 check "labstat rejects ops_per_sec 0x10 (rc $rc)" test "$rc" -ne 0
 check "a failed summary leaves no summary.csv.tmp and no stale summary.csv" bash -c "! ls '$LAB_RESULTS/hex/summary.csv'* 2>/dev/null | grep -q ."
 
@@ -70,6 +70,6 @@ while read -r p; do
 	# shellcheck disable=SC2012
 	[[ -f $pi ]] || pi=$(ls /var/lib/dpkg/info/"$p":*.postinst 2>/dev/null | head -1)
 	if [[ -n $pi ]] && grep -qE 'invoke-rc\.d|deb-systemd-invoke|update-rc\.d [^ ]+ defaults( |$)' "$pi"; then bad+=" $p"; fi
-done < <(awk '/^packages=\(/ { on = 1; next } on && /^\)/ { exit } on { sub(/#.*/, ""); for (i = 1; i <= NF; i++) print $i }' scripts/setup.sh)
+done < <(awk '/^packages=\(/ { on = 1; next } on && /^\)/ { exit } on { sub(/#.*/, ""); for (i = 1; i <= NF; i++) print $i }' scripts/run/setup.sh)
 check "setup installs no package that starts or enables a service (offenders:${bad:- none})" test -z "$bad"
 check "auditctl for the guest does not come from an installed auditd" bash -c "! grep -qE '[( ]/sbin/auditctl' guest/build-initramfs.sh"

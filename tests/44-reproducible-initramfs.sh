@@ -17,7 +17,7 @@ fi
 t=$(mktemp -d "${TMPDIR:-/tmp}/lab-initramfs.XXXXXX")
 trap 'rm -rf "$t"' EXIT
 # the guest-only .debs are inputs, not outputs: both builds share the lab's
-[[ -x $LAB_AUDITCTL ]] || "$LAB_ROOT/scripts/setup.sh" --guest-debs >/dev/null
+[[ -x $LAB_AUDITCTL ]] || "$LAB_ROOT/scripts/run/setup.sh" --guest-debs >/dev/null
 mkdir -p "$t/checkout" "$t/a" "$t/b"
 tar -C "$LAB_ROOT" --exclude=./results --exclude=./.git -cf - . | tar -C "$t/checkout" -xf -
 start=$(now)
@@ -39,7 +39,7 @@ check "reproducible initramfs: same sha256 from two checkouts and two caches (${
 
 # the peer image: both caches build liburing's tests from the same unpacked
 # source package (an input, as the guest .debs are)
-src=$("$LAB_ROOT/scripts/setup.sh" --peer-src 2>"$t/src.err") || sed 's/^/    /' "$t/src.err"
+src=$("$LAB_ROOT/scripts/run/setup.sh" --peer-src 2>"$t/src.err") || sed 's/^/    /' "$t/src.err"
 start=$(now)
 pa=$(LAB_CACHE=$t/a LAB_GUEST_DEBS=$LAB_GUEST_DEBS LAB_PEER_SRC=${src%/tree} "$LAB_ROOT/peer/build.sh" 2>"$t/pa.err") || { sed 's/^/    /' "$t/pa.err"; }
 pb=$(LAB_CACHE=$t/b LAB_GUEST_DEBS=$LAB_GUEST_DEBS LAB_PEER_SRC=${src%/tree} "$t/checkout/peer/build.sh" 2>"$t/pb.err") || { sed 's/^/    /' "$t/pb.err"; }

@@ -21,7 +21,7 @@ trap 'rm -rf "$tmp"; [[ -z ${hog:-} ]] || kill "$hog" 2>/dev/null || true' EXIT
 boot() {
 	"$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime 1 --workloads bench-nop,randread-qd128 \
 		--out "$tmp/$1" upstream idle 2>"$tmp/$1.err" &&
-		"$LAB_ROOT/scripts/parse-results.sh" "$tmp/$1/results.txt" >"$tmp/$1.txt"
+		"$LAB_ROOT/scripts/analysis/parse-results.sh" "$tmp/$1/results.txt" >"$tmp/$1.txt"
 }
 if boot alone; then ok "upstream/idle alone: $(paste -sd' ' "$tmp/alone.txt" | cut -c1-150)"; else tail -3 "$tmp/alone.err"; not_ok "upstream/idle alone boots"; fi
 bash -c 'while :; do :; done' &

@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT
 fake_lab "$tmp" fakea fakeb
 # attribution boots need the real QEMU plugin: none here (tests/56 does the same)
 export LAB_ATTRIB_WORKLOADS=none
-m=$LAB_ROOT/scripts/matrix.sh
+m=$LAB_ROOT/scripts/run/matrix.sh
 args=(--workloads bench-nop --reps 1 --runtime 1 --profile none --accel tcg)
 rc=0
 FAKE_MAKE_FAIL=fakeb $m --variants fakea,fakeb --states off,idle "${args[@]}" --run-id r1 >"$tmp/r1.log" 2>&1 || rc=$?

@@ -75,7 +75,7 @@ wait "$bpid" || true
 # lives on, and the guests (due to finish 6 s after they start) write nothing later
 FAKE_PIDS=$tmp/pids.3
 : >"$FAKE_PIDS"
-m=$LAB_ROOT/scripts/matrix.sh
+m=$LAB_ROOT/scripts/run/matrix.sh
 margs=(--variants fakea --workloads bench-nop --reps 1 --runtime 1 --profile none --accel tcg --jobs 2)
 d=$LAB_RESULTS/k1
 FAKE_QEMU_MODE=late FAKE_QEMU_SECS=6 "$m" "${margs[@]}" --states off,idle --run-id k1 >"$tmp/k1.log" 2>&1 &

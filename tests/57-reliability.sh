@@ -53,7 +53,7 @@ expect() {
 }
 # tree_sum DIR: names, types and contents of everything under DIR
 tree_sum() { (cd "$1" && find . -printf '%p %y %s\n' | LC_ALL=C sort && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum) | sha256sum; }
-m=scripts/matrix.sh
+m=scripts/run/matrix.sh
 
 # 1. --resume of the published run and of a committed run: refused in one
 # line, no byte changed, no .lock left
@@ -86,7 +86,7 @@ for s in evil evil2; do
 	check "check_state_file refuses $s.state" bash -c ". '$lab/lib/common.sh'; ! (check_state_file '$lab/workloads/states/$s.state') 2>/dev/null"
 	mkdir -p "$tmp/attr-$s"
 	printf 'variants=upstream\nstates=%s\nworkloads=bench-nop\nreps=1\nruntime=1\naccel=tcg\nprofile=none\n' "$s" >"$tmp/attr-$s/matrix.conf"
-	LAB_CACHE=$tmp/cache timeout 60 "$lab/scripts/attribute.sh" "$tmp/attr-$s" >/dev/null 2>&1 || true
+	LAB_CACHE=$tmp/cache timeout 60 "$lab/scripts/run/attribute.sh" "$tmp/attr-$s" >/dev/null 2>&1 || true
 done
 check "attribute.sh never runs a state file's code on the host" test ! -e "$tmp/pwned1" -a ! -e "$tmp/pwned2"
 rm -f "$lab/workloads/states/evil.state" "$lab/workloads/states/evil2.state"
@@ -96,11 +96,11 @@ mkdir -p "$tmp/victim.off" "$tmp/attr-path"
 touch "$tmp/victim.off/keep"
 printf 'variants=../../../../../../..%s/victim\nstates=off\nworkloads=bench-nop\nreps=1\nruntime=1\naccel=tcg\nprofile=none\n' "$tmp" >"$tmp/attr-path/matrix.conf"
 expect "attribute.sh refuses variants=../../../victim in matrix.conf" 2 "bad variant name" \
-	env LAB_CACHE="$tmp/cache" scripts/attribute.sh "$tmp/attr-path"
+	env LAB_CACHE="$tmp/cache" scripts/run/attribute.sh "$tmp/attr-path"
 check "nothing outside the run dir was removed" test -e "$tmp/victim.off/keep"
 printf 'variants=upstream\nstates=../../x\nworkloads=bench-nop\nreps=1\nruntime=1\naccel=tcg\nprofile=none\n' >"$tmp/attr-path/matrix.conf"
 expect "attribute.sh refuses states=../../x in matrix.conf" 2 "bad state name" \
-	env LAB_CACHE="$tmp/cache" scripts/attribute.sh "$tmp/attr-path"
+	env LAB_CACHE="$tmp/cache" scripts/run/attribute.sh "$tmp/attr-path"
 
 # 4. no write through a link in a run dir: publish, summary, report, save
 pubsrc=$tmp/pubsrc/r-link
@@ -110,14 +110,14 @@ echo '{"lab": {"publishable": true}}' >"$pubsrc/manifest.json"
 echo precious >"$tmp/target"
 ln -s "$tmp/target" "$pubsrc/summary.csv.tmp"
 rc=0
-scripts/publish.sh "$pubsrc" >/dev/null 2>"$tmp/err" || rc=$?
+scripts/report/publish.sh "$pubsrc" >/dev/null 2>"$tmp/err" || rc=$?
 check "publish refuses a run dir holding a symlink (rc $rc)" both test "$rc" -ne 0 -- grep -q 'symbolic link' "$tmp/err"
 check "publish wrote nothing through the link" test "$(cat "$tmp/target")" = precious
 check "publish copied nothing into results/" test ! -e "$LAB_RESULTS/r-link"
 mkdir -p "$LAB_RESULTS/r2"
 cp "$pubsrc/cells.csv" "$LAB_RESULTS/r2/"
 ln -s "$tmp/target" "$LAB_RESULTS/r2/summary.csv"
-scripts/summary.sh r2 >/dev/null 2>&1 || true
+scripts/analysis/summary.sh r2 >/dev/null 2>&1 || true
 check "summary never writes through a summary.csv link" test "$(cat "$tmp/target")" = precious
 check "save refuses to write through a link" bash -c ". lib/common.sh; ! (save '$LAB_RESULTS/r2/summary.csv' echo x) 2>/dev/null && test \"\$(cat '$tmp/target')\" = precious"
 check "save leaves no temp file when its command fails" bash -c ". lib/common.sh; echo old >'$tmp/s.txt'; ! (save '$tmp/s.txt' false) 2>/dev/null; test \"\$(cat '$tmp/s.txt')\" = old && ! ls -a '$tmp' | grep -q '^\.s\.txt\.'"
@@ -129,7 +129,7 @@ expect "matrix --frob: one line, exit 2" 2 "unknown option '--frob'" ./run.sh ma
 expect "test --slow: one line, exit 2" 2 "unknown option '--slow'" ./run.sh test --slow
 expect "boot upstream idle --runtime abc: one line, exit 2" 2 "--runtime must be a whole number" ./run.sh boot upstream idle --runtime abc
 check "none of them ran setup (calls: $(head -c 80 "$tmp/setup-calls" | tr '\n' ' '))" test ! -s "$tmp/setup-calls"
-check "setup's install failure says how to recover an interrupted dpkg" grep -q 'dpkg --configure -a' scripts/setup.sh
+check "setup's install failure says how to recover an interrupted dpkg" grep -q 'dpkg --configure -a' scripts/run/setup.sh
 
 # 6. empty and duplicate list entries
 for l in upstream,,rfc ,upstream ',' 'upstream,'; do
@@ -171,7 +171,7 @@ expect "boot --out without a value" 2 "--out needs a value" ./run.sh boot upstre
 expect "list --bogus" 2 "unexpected argument '--bogus'" ./run.sh list --bogus
 expect "test --quick extra" 2 "unexpected argument 'extra'" ./run.sh test --quick extra
 expect "summary a b" 2 "usage: run.sh summary RUN" ./run.sh summary a b
-check "setup.sh cites only test files that exist" bash -c "for f in \$(grep -o 'tests/[0-9A-Za-z_-]*\.sh' scripts/setup.sh); do test -f \"\$f\" || exit 1; done"
+check "setup.sh cites only test files that exist" bash -c "for f in \$(grep -o 'tests/[0-9A-Za-z_-]*\.sh' scripts/run/setup.sh); do test -f \"\$f\" || exit 1; done"
 
 # 11. a full disk: one clear line, no file lost or half-written
 mkdir -p "$tmp/full"
@@ -186,7 +186,7 @@ if mount -t tmpfs -o size=256k tmpfs "$tmp/full" 2>/dev/null; then
 	check "a run started on a full disk fails with one clear line (rc $rc: $(tail -1 "$tmp/err"))" \
 		both test "$rc" -ne 0 -- grep -q 'no space left on' "$tmp/err"
 	check "it leaves no run dir to block the run id" test ! -e "$mnt/results/full1"
-	LAB_RESULTS=$mnt/results scripts/summary.sh r3 >/dev/null 2>"$tmp/err" || true
+	LAB_RESULTS=$mnt/results scripts/analysis/summary.sh r3 >/dev/null 2>"$tmp/err" || true
 	check "summary on a full disk keeps the old summary.csv ($(tail -1 "$tmp/err"))" test "$(cat "$mnt/results/r3/summary.csv")" = "old summary"
 	check "and leaves no temp file" test -z "$(find "$mnt/results" -name '.*.??????' -o -name '*.tmp')"
 	# mid-run: a boot whose guest output fills the disk; its cell's rows
@@ -207,7 +207,7 @@ STUB
 	rm -f "$mnt/fill"
 	mkdir -p "$mnt/results/mid/cells" "$mnt/results/mid/raw"
 	rc=0
-	"$lab/scripts/matrix-cell.sh" "$mnt/results/mid" upstream off 1 1 bench-nop "" tcg 1 ns >/dev/null 2>"$tmp/err" || rc=$?
+	"$lab/scripts/run/matrix-cell.sh" "$mnt/results/mid" upstream off 1 1 bench-nop "" tcg 1 ns >/dev/null 2>"$tmp/err" || rc=$?
 	check "mid-run, a cell whose rows cannot be written fails (rc $rc: $(tail -1 "$tmp/err"))" test "$rc" -ne 0
 	check "and leaves neither a partial cell nor a temp file in cells/" test -z "$(find "$mnt/results/mid/cells" -type f)"
 else

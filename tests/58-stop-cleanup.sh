@@ -27,7 +27,7 @@ cleanup() {
 trap cleanup EXIT
 [[ -z ${LAB_TEST_KEEP:-} ]] || trap - EXIT
 fake_lab "$tmp" fakea fakeb
-m=$LAB_ROOT/scripts/matrix.sh
+m=$LAB_ROOT/scripts/run/matrix.sh
 alive() { kill -0 "$1" 2>/dev/null; }
 qemu_count() { (($(grep -c '^qemu ' "$FAKE_PIDS") >= $1)); }
 # all_gone PID...: none of them is alive

@@ -4,7 +4,7 @@
 # code as is) and every variant of that base whose role is design or baseline
 # boot in state smack with guest/scripts/stream-proof.sh, which captures the
 # full record stream (all types) per scenario: inline, iowq, sqpoll, midrun,
-# syscall, disable, lsm, primed, exe, and issue 25's. scripts/stream-compare.sh
+# syscall, disable, lsm, primed, exe, and issue 25's. scripts/proof/stream-compare.sh
 # normalises each scenario and compares it with the reference of the
 # variant's own base (never across bases: 6.12's records may differ from
 # 6.1's); the verdict must be the variant README's stream-expect line for that
@@ -82,7 +82,7 @@ for v in $variants; do
 		not_ok "$v: no stream of its base's reference ($ref) to compare with"
 		continue
 	fi
-	"$LAB_ROOT/scripts/stream-compare.sh" "$tmp/$ref/results.txt" "$v" "$res" >"$tmp/$v.cmp" || true
+	"$LAB_ROOT/scripts/proof/stream-compare.sh" "$tmp/$ref/results.txt" "$v" "$res" >"$tmp/$v.cmp" || true
 	while read -r line; do
 		case $line in
 		stream*)
@@ -99,7 +99,7 @@ done
 # each reference itself: its benches ran and its denials failed as the hooks say
 for ref in $(printf '%s\n' "${ref_of[@]}" | sort -u); do
 	[[ -f $tmp/$ref/results.txt ]] || continue
-	"$LAB_ROOT/scripts/stream-compare.sh" "$tmp/$ref/results.txt" "$ref" "$tmp/$ref/results.txt" >"$tmp/$ref.cmp" || true
+	"$LAB_ROOT/scripts/proof/stream-compare.sh" "$tmp/$ref/results.txt" "$ref" "$tmp/$ref/results.txt" >"$tmp/$ref.cmp" || true
 	check "$ref (reference, base $(variant_base "$ref")): every scenario's benches passed, no record lost, every denial errno as expected" \
 		test "$(grep -c ' ok=0' "$tmp/$ref.cmp")" = 0
 	sed 's/^/    /' "$tmp/$ref.cmp"

@@ -1,13 +1,13 @@
 #!/bin/bash
 # 63-attribution.sh: the lab-attrib QEMU plugin (tools/lab-attrib.c) and
-# scripts/attribute.sh on bench-nop, state idle: nohooks, upstream and rfc
+# scripts/run/attribute.sh on bench-nop, state idle: nohooks, upstream and rfc
 # booted plain (seed 1, as the timed cells) and as attribution boots
 # (nokaslr, plugin). Checks that the plugin leaves the guest's figure bit
 # for bit unchanged, that its window total is the timed figure, that the
 # per-symbol Δs vs nohooks add up to the timed Δ of the plain boots within
 # 0.5 instruction/op, that upstream's Δ sits in io_issue_sqe, and that rfc
 # (which audits NOP) enters __audit_uring_entry/exit once per op; then
-# scripts/explain-delta.sh upstream: per-instruction counts, path diff, Δ.
+# scripts/analysis/explain-delta.sh upstream: per-instruction counts, path diff, Δ.
 # Builds and boots: skipped under LAB_TEST_QUICK=1.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -35,7 +35,7 @@ qemu-system-x86_64 -accel tcg -display none -nodefaults -plugin "file=$tmp/lab-a
 check "plugin without map= fails naming the missing argument" \
 	both test "$rc" -ne 0 -- grep -q 'lab-attrib: map=SYSTEM_MAP is required' "$tmp/noarg.err"
 
-ns_of() { "$LAB_ROOT/scripts/parse-results.sh" "$1/results.txt" | sed -n "s/^workload=$W .*ns_per_op=\([0-9.]*\).*/\1/p"; }
+ns_of() { "$LAB_ROOT/scripts/analysis/parse-results.sh" "$1/results.txt" | sed -n "s/^workload=$W .*ns_per_op=\([0-9.]*\).*/\1/p"; }
 declare -A timed=()
 for v in "${vs[@]}"; do
 	"$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime 1 --workloads "$W" --out "$tmp/plain-$v" "$v" "$S" 2>"$tmp/plain-$v.err" || true
@@ -48,7 +48,7 @@ mkdir -p "$run"
 printf 'variants=%s\nstates=%s\nworkloads=%s\nreps=1\nruntime=1\naccel=tcg\nprofile=none\n' \
 	"$(IFS=,; echo "${vs[*]}")" "$S" "$W" >"$run/matrix.conf"
 rc=0
-LAB_ATTRIB_WORKLOADS=$W "$LAB_ROOT/scripts/attribute.sh" "$run" 2>"$tmp/attribute.err" || rc=$?
+LAB_ATTRIB_WORKLOADS=$W "$LAB_ROOT/scripts/run/attribute.sh" "$run" 2>"$tmp/attribute.err" || rc=$?
 A=$run/attribution.csv
 # shellcheck disable=SC2016 # awk source
 check "attribute.sh wrote attribution.csv with rows for ${vs[*]}" both test "$rc" -eq 0 -- \
@@ -102,12 +102,12 @@ for fn in __audit_uring_entry __audit_uring_exit; do
 	check "nohooks: $fn not called (${c:-no row})" test -z "$c"
 done
 
-# the instruction-level explanation (scripts/explain-delta.sh, plugin insns=):
+# the instruction-level explanation (scripts/analysis/explain-delta.sh, plugin insns=):
 # per-instruction counts add up to the plugin's per-symbol count in both
 # kernels, the executed-path diff nets to the Δ, and that Δ is the
 # attribution's Δ io_issue_sqe
 rc=0
-"$LAB_ROOT/scripts/explain-delta.sh" upstream --workload "$W" --state "$S" >"$tmp/explain.out" 2>"$tmp/explain.err" || rc=$?
+"$LAB_ROOT/scripts/analysis/explain-delta.sh" upstream --workload "$W" --state "$S" >"$tmp/explain.out" 2>"$tmp/explain.err" || rc=$?
 sums_ok() {
 	local k line
 	for k in nohooks upstream; do
@@ -128,7 +128,7 @@ check "explain: the executed-path diff nets to the Δ (${net:-none} = ${dx:-none
 P=$run/paths
 check "attribute.sh wrote the executed path of io_issue_sqe for nohooks, upstream and rfc" \
 	test -s "$P/nohooks.$S.$W.io_issue_sqe.txt" -a -s "$P/upstream.$S.$W.io_issue_sqe.txt" -a -s "$P/rfc.$S.$W.io_issue_sqe.txt"
-"$LAB_ROOT/scripts/report-attribution.sh" "$run" >"$tmp/report-attr.md" 2>"$tmp/report-attr.err" || true
+"$LAB_ROOT/scripts/report/report-attribution.sh" "$run" >"$tmp/report-attr.md" 2>"$tmp/report-attr.err" || true
 row=$(grep -E "^\| upstream \| $S \| $W \| " "$tmp/report-attr.md" || true)
 check "report: upstream's io_issue_sqe path row nets to the attribution's Δ $d_issue (${row:-no row})" \
 	awk -v r="$row" -v c="$d_issue" 'BEGIN { n = split(r, f, "|"); x = f[5] + 0; exit !(n > 5 && x - c < 0.01 && c - x < 0.01) }'

@@ -1,5 +1,5 @@
 #!/bin/bash
-# 64-try.sh: ./run.sh try (scripts/try.sh). Bad input gets one line and exit 2
+# 64-try.sh: ./run.sh try (scripts/run/try.sh). Bad input gets one line and exit 2
 # before any build, with nothing left behind: a file that is not a patch, a
 # missing file, a patch whose hunk fails (named), an unknown --on variant.
 # Full run: a throw-away patch that changes only a comment in io_issue_sqe()
@@ -11,7 +11,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-try=$LAB_ROOT/scripts/try.sh
+try=$LAB_ROOT/scripts/run/try.sh
 # one_line NAME WANT CMD...: CMD exits 2 with one stderr line containing WANT
 one_line() {
 	local rc=0 want=$1

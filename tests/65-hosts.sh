@@ -26,7 +26,7 @@ echo 'lab@box1' >"$bad_tmp/good-hosts"
 for a in "--hosts $bad_tmp/none" "--hosts $bad_tmp/evil-hosts" "--hosts $bad_tmp/good-hosts --slurm $bad_tmp/s" "--sbatch --partition=x" "--slurm $bad_tmp/s --sbatch a;b"; do
 	rc=0
 	read -r -a args <<<"$a"
-	LAB_RESULTS=$bad_tmp/results timeout 30 scripts/matrix.sh "${args[@]}" --accel tcg >/dev/null 2>"$bad_tmp/err" || rc=$?
+	LAB_RESULTS=$bad_tmp/results timeout 30 scripts/run/matrix.sh "${args[@]}" --accel tcg >/dev/null 2>"$bad_tmp/err" || rc=$?
 	check "matrix ${a//$bad_tmp\//}: one line, rc 2 ($rc), no results dir" \
 		bash -c "test $rc = 2 && test \$(wc -l <'$bad_tmp/err') = 1 && test ! -e '$bad_tmp/results' && test ! -e '$bad_tmp/pwned'"
 done
@@ -85,13 +85,13 @@ else
 	# (one state, bench-nop, one rep: the baseline's, upstream's and the patch's boot)
 	patch=$(throwaway_patch "$HT/try")
 	rc=0
-	LAB_TRY_STATES=idle LAB_TRY_WORKLOADS=bench-nop "$LAB_ROOT/scripts/try.sh" --reps 1 --hosts "$HT/hosts" "$patch" >"$HT/try.out" 2>"$HT/try.err" || rc=$?
+	LAB_TRY_STATES=idle LAB_TRY_WORKLOADS=bench-nop "$LAB_ROOT/scripts/run/try.sh" --reps 1 --hosts "$HT/hosts" "$patch" >"$HT/try.out" 2>"$HT/try.err" || rc=$?
 	sed 's/^/    /' "$HT/try.out"
 	grep -E -- '--hosts:' "$HT/try.err" | sed 's/^/    /' || true
 	check "try --hosts: rc 0 ($rc) and a decision table" both test "$rc" = 0 -- grep -q '^idle  *bench-nop ' "$HT/try.out"
 	check "try --hosts: its 3 boots ran on the hosts" grep -q 'matrix --hosts: 3 of 3 boots ran on the hosts' "$HT/try.err"
 	rc=0
-	"$LAB_ROOT/scripts/try.sh" --hosts "$HT/bad-try-hosts" "$patch" >/dev/null 2>"$HT/try-bad.err" || rc=$?
+	"$LAB_ROOT/scripts/run/try.sh" --hosts "$HT/bad-try-hosts" "$patch" >/dev/null 2>"$HT/try-bad.err" || rc=$?
 	check "try --hosts with a missing hosts file: one line, rc 2 ($rc), before any build" \
 		both test "$rc" = 2 -- test "$(wc -l <"$HT/try-bad.err")" = 1
 fi
@@ -117,11 +117,11 @@ export PATH=$HT/bin:$PATH
 
 # hosts-check: one line per host
 rc=0
-scripts/hosts-check.sh "$HT/hosts" >"$HT/check.out" 2>&1 || rc=$?
+scripts/run/hosts-check.sh "$HT/hosts" >"$HT/check.out" 2>&1 || rc=$?
 check "hosts-check: rc 0, one ok line per host" both test "$rc" = 0 -- test "$(grep -c '^ok .*QEMU identity matches' "$HT/check.out")" = 2
 printf '1/ssh -p 22 lab@box; touch %s/pwned\n' "$HT" >"$HT/bad-hosts"
 rc=0
-scripts/hosts-check.sh "$HT/bad-hosts" >"$HT/bad.out" 2>&1 || rc=$?
+scripts/run/hosts-check.sh "$HT/bad-hosts" >"$HT/bad.out" 2>&1 || rc=$?
 check "a host line with shell syntax is refused with one line (rc $rc)" both test "$rc" = 2 -- test "$(wc -l <"$HT/bad.out")" = 1
 check "... and never run" test ! -e "$HT/pwned"
 
@@ -227,7 +227,7 @@ cat >"$h2/bin/qemu-system-x86_64" <<'Q'
 exit 0
 Q
 rc=0
-scripts/hosts-check.sh "$HT/hosts" >"$HT/check2.out" 2>&1 || rc=$?
+scripts/run/hosts-check.sh "$HT/hosts" >"$HT/check2.out" 2>&1 || rc=$?
 check "hosts-check: the other identity is one FAIL line naming host and difference" \
 	both test "$rc" = 1 -- grep -q "^FAIL $u2@127.0.0.1:[0-9]*: QEMU identity differs: qemu_version 'QEMU emulator version 8.2.0'" "$HT/check2.out"
 rc=0

@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/slurm-run.sh against a real one-node Slurm on localhost
+# scripts/run/slurm-run.sh against a real one-node Slurm on localhost
 # (tests/slurm-lib.sh: munged, slurmctld, slurmd from the unpacked .debs,
 # ~2 s to come up): one job array of 3 tasks, n/N progress, each cell's
 # output and status in the shared dir, a failed cell named, SIGINT cancels
@@ -27,7 +27,7 @@ fi
 # The .debs are fetched here, before the namespace: inside it there is no
 # route to the archive (a fresh machine's CI failed on exactly that).
 if [[ -z ${LAB_SLURM_NETNS:-} ]]; then
-	if ! "$LAB_ROOT/scripts/setup.sh" --host-debs slurm >/dev/null; then
+	if ! "$LAB_ROOT/scripts/run/setup.sh" --host-debs slurm >/dev/null; then
 		not_ok "munged, slurmctld and slurmd up on localhost (setup.sh --host-debs slurm failed)"
 		exit 0
 	fi
@@ -43,7 +43,7 @@ fi
 ok "munged, slurmctld and slurmd up on localhost ($(awk -v s="$t0" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }') s)"
 printf 'c1\techo one; hostname >/dev/null\nc2\techo two; exit 3\nc3\techo three\n' >"$ST/jobs"
 rc=0
-LAB_SLURM_POLL=0.5 "$LAB_ROOT/scripts/slurm-run.sh" --shared "$ST/sh" --jobs "$ST/jobs" --partition=lab --time=5 2>"$ST/run.err" || rc=$?
+LAB_SLURM_POLL=0.5 "$LAB_ROOT/scripts/run/slurm-run.sh" --shared "$ST/sh" --jobs "$ST/jobs" --partition=lab --time=5 2>"$ST/run.err" || rc=$?
 sed 's/^/# /' "$ST/run.err"
 check "a 3-task array: rc 1 with the failed cell named" both test "$rc" = 1 -- grep -qx 'slurm: failed cells: c2' "$ST/run.err"
 check "one array job" test "$(grep -c '^slurm: job array [0-9]*, 3 cells' "$ST/run.err")" = 1
@@ -87,7 +87,7 @@ check "... every boot's outputs collected" test "$good" = 1
 
 printf 'slow\tsleep 60\n' >"$ST/jobs-slow"
 set -m
-LAB_SLURM_POLL=0.5 "$LAB_ROOT/scripts/slurm-run.sh" --shared "$ST/sh2" --jobs "$ST/jobs-slow" 2>"$ST/slow.err" &
+LAB_SLURM_POLL=0.5 "$LAB_ROOT/scripts/run/slurm-run.sh" --shared "$ST/sh2" --jobs "$ST/jobs-slow" 2>"$ST/slow.err" &
 pid=$!
 set +m
 for _ in $(seq 100); do [[ -n $(squeue -h -t R) ]] && break; sleep 0.1; done

@@ -25,7 +25,7 @@ fake_variant fonly 6.1 role=design order=2
 fake_variant fnh-6-12 6.12 role=baseline order=10 seed-control=fnh-6-12-aa design=fnh
 fake_variant fdes-6-12 6.12 role=design order=1 design=fdes
 export LAB_ATTRIB_WORKLOADS=none FAKE_QEMU_SEEDLESS=1 FAKE_QEMU_COST="fdes=10 fnh-6-12=50 fdes-6-12=55"
-m=$LAB_ROOT/scripts/matrix.sh
+m=$LAB_ROOT/scripts/run/matrix.sh
 rc=0
 nice -n 10 "$m" --variants fnh,fnh-aa,fdes,fonly --bases 6.1,6.12 --states off --workloads bench-nop --reps 2 \
 	--accel tcg --run-id two >"$tmp/two.log" 2>&1 || rc=$?

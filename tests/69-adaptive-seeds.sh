@@ -1,5 +1,5 @@
 #!/bin/bash
-# Adaptive seeds (scripts/adaptive-seeds.sh, the rule in lib/common.sh
+# Adaptive seeds (scripts/run/adaptive-seeds.sh, the rule in lib/common.sh
 # LAB_ADAPT_*) with fake kernels and a fake QEMU (tests/fake-lab.sh
 # FAKE_QEMU_NOISE): one matrix of a baseline, its A/A control and three
 # designs at 3 reps. An exact design gets no seed; a design noisy at every
@@ -26,7 +26,7 @@ export LAB_ATTRIB_WORKLOADS=none
 export FAKE_QEMU_NOISE="adnoisy:bench-read:5 adoutlier:bench-read:3@3"
 # the rule's numbers as lib/common.sh states them (not the caller's)
 unset LAB_ADAPT_BATCH LAB_ADAPT_CAP LAB_ADAPT_WIDTH LAB_ADAPT_MOVE
-m=$LAB_ROOT/scripts/matrix.sh
+m=$LAB_ROOT/scripts/run/matrix.sh
 rc=0
 $m --variants adbase,adbase-aa,adexact,adnoisy,adoutlier --states idle --workloads bench-nop,bench-read \
 	--reps 3 --runtime 1 --profile none --accel tcg --jobs 1 --run-id ad >"$tmp/ad.log" 2>&1 || rc=$?
@@ -63,7 +63,7 @@ check "progress shows n/N with an ETA" grep -qE '^\[[0-9]+/[0-9]+\] adaptive boo
 grep -E '^adaptive seeds: (round|done)' "$tmp/ad.log" | sed 's/^/# /'
 touch "$tmp/mark"
 sleep 1
-plan=$("$LAB_ROOT/scripts/adaptive-seeds.sh" --plan "$d" 2>&1 | grep '^adaptive seeds --plan' || true)
+plan=$("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --plan "$d" 2>&1 | grep '^adaptive seeds --plan' || true)
 check "--plan states round 1's cost and changes nothing ($plan)" \
 	both grep -q 'round 1 would add 8 boot(s) over 4 variant x state pair(s); at most 16 more could follow' <<<"$plan" -- \
 	test "$(find "$d" -newer "$tmp/mark" | wc -l)" = 0

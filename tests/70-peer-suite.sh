@@ -9,7 +9,7 @@
 # reference (lib/catalog.sh: variants_on BASE design baseline, reference_on
 # BASE). Each test's result (pass, fail, skip, timeout; hang for
 # ltimeout-pipe) on each variant is compared with the reference's by
-# scripts/peer-compare.sh: a difference fails unless the variant's README
+# scripts/proof/peer-compare.sh: a difference fails unless the variant's README
 # names it (peer-expect: TEST RESULT (why)), and a named difference that does
 # not happen fails too. The reference's own failures are printed, not judged
 # (they are the oracle). Prints the differential, test x variant.
@@ -69,7 +69,7 @@ for base in $(known_bases); do
 		progress "$n" "$total" "$start" "peer suite: $v" 2>&1 | sed 's/^/# /'
 		peer_boot "$v" || continue
 		cols+=("$v")
-		"$LAB_ROOT/scripts/peer-compare.sh" "$refres" "$v" "$tmp/$v/results.txt" >"$tmp/$v.cmp" || true
+		"$LAB_ROOT/scripts/proof/peer-compare.sh" "$refres" "$v" "$tmp/$v/results.txt" >"$tmp/$v.cmp" || true
 		bad=$(grep -c ' ok=0 \|^peer-bad ' "$tmp/$v.cmp" || true)
 		declared=$(grep -c ' by=readme$' "$tmp/$v.cmp" || true)
 		check "$v: every test's result as on $ref, or as its README's peer-expect lines say ($declared declared, $bad wrong)" test "$bad" = 0

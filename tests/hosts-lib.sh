@@ -28,7 +28,7 @@ hosts_up() {
 	HT=$(mktemp -d)
 	chmod 755 "$HT"
 	trap hosts_down EXIT
-	root=$("$LAB_ROOT/scripts/setup.sh" --host-debs sshd) || return 1
+	root=$("$LAB_ROOT/scripts/run/setup.sh" --host-debs sshd) || return 1
 	mkdir -p "$HT/sbin"
 	cp "$root/usr/sbin/sshd" "$HT/sbin/sshd"
 	# sshd's privilege separation wants its user and an empty root-owned dir

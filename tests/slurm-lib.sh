@@ -14,7 +14,7 @@ slurm_up() {
 	ST=$(mktemp -d)
 	chmod 755 "$ST"
 	trap slurm_down EXIT
-	root=$("$LAB_ROOT/scripts/setup.sh" --host-debs slurm) || return 1
+	root=$("$LAB_ROOT/scripts/run/setup.sh" --host-debs slurm) || return 1
 	lib=$root/usr/lib/x86_64-linux-gnu
 	export LD_LIBRARY_PATH=$lib:$lib/slurm-wlm${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 	mkdir -p "$ST/munge" "$ST/state" "$ST/spool" "$ST/bin"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# unit-attribution.sh: scripts/attribute.sh --rows and
-# scripts/report-attribution.sh on a recorded attribution boot
+# unit-attribution.sh: scripts/run/attribute.sh --rows and
+# scripts/report/report-attribution.sh on a recorded attribution boot
 # (tests/data/attrib-nohooks: nohooks, idle, bench-nop, tcg-icount, with
 # the lab-attrib plugin) and a constructed second variant that adds 8
 # instructions to io_issue_sqe. No boots.
@@ -11,7 +11,7 @@ set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 data=$LAB_ROOT/tests/data/attrib-nohooks
-att=$LAB_ROOT/scripts/attribute.sh
+att=$LAB_ROOT/scripts/run/attribute.sh
 
 rows=$("$att" --rows "$data" nohooks idle bench-nop)
 check "rows: window total 999994751 insns / 3450624 ops = 289.8011" grep -qxF 'nohooks,idle,bench-nop,1,tcg,instructions,[total],289.8011,,' <<<"$rows"
@@ -33,12 +33,12 @@ mkdir -p "$tmp/run"
 	echo "$rows"
 	awk -F, -v OFS=, '{ $1 = "upstream" } $7 == "io_issue_sqe" || $7 == "[total]" { $8 += 8 } 1' <<<"$rows"
 } >"$tmp/run/attribution.csv"
-md=$("$LAB_ROOT/scripts/report-attribution.sh" "$tmp/run")
+md=$("$LAB_ROOT/scripts/report/report-attribution.sh" "$tmp/run")
 # shellcheck disable=SC2016 # backquotes are markdown
 check "report: io_issue_sqe row with nohooks 53.00 and upstream +8.00 (1.00)" grep -qF '| `io_issue_sqe` | 53.00 | +8.00 (1.00) |' <<<"$md"
 check "report: Σ all symbols +8.00" grep -qF '| Σ all symbols | 289.80 | +8.00 |' <<<"$md"
 # shellcheck disable=SC2016 # backquotes are markdown
 check "report: symbols with no Δ are left out" test "$(grep -c '^| `' <<<"$md")" -eq 1
-check "report: no attribution.csv, no section" test -z "$("$LAB_ROOT/scripts/report-attribution.sh" "$tmp")"
+check "report: no attribution.csv, no section" test -z "$("$LAB_ROOT/scripts/report/report-attribution.sh" "$tmp")"
 check "tools/lab-attrib.c builds with -Wall -Wextra -Werror as a shared object" \
 	make -s -C "$LAB_ROOT/tools" O="$tmp" "$tmp/lab-attrib.so"

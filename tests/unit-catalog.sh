@@ -52,7 +52,7 @@ run=$(cat "$LAB_ROOT/results/PUBLISHED" 2>/dev/null || true)
 if [[ -f $LAB_ROOT/results/$run/summary.csv ]]; then
 	mkdir -p "$tmp/run"
 	{ cat "$LAB_ROOT/results/$run/summary.csv"; grep '^upstream,' "$LAB_ROOT/results/$run/summary.csv" | sed 's/^upstream,/zz-throwaway,/'; } >"$tmp/run/summary.csv"
-	"$LAB_ROOT/scripts/report-headline.sh" "$tmp/run" >"$tmp/headline.md" 2>"$tmp/headline.err" || true
+	"$LAB_ROOT/scripts/report/report-headline.sh" "$tmp/run" >"$tmp/headline.md" 2>"$tmp/headline.err" || true
 	up=$(grep '^| upstream |' "$tmp/headline.md" | cut -d'|' -f3-)
 	zz=$(grep '^| zz-throwaway |' "$tmp/headline.md" | cut -d'|' -f3-)
 	check "catalog: report-headline gives the new design its own row, equal to the cells it was given" \

@@ -1,7 +1,7 @@
 #!/bin/bash
-# unit-decision.sh: scripts/report-decision.sh on constructed inputs
+# unit-decision.sh: scripts/report/report-decision.sh on constructed inputs
 # (tests/data/decision: summary.csv and footprint.csv for the baseline and
-# four catalog designs), scripts/attribute.sh --footprint on a recorded
+# four catalog designs), scripts/run/attribute.sh --footprint on a recorded
 # attribution boot's line and sub records (tests/data/attrib-footprint), and
 # the catalog's proofs= against the series. No boots.
 set -euo pipefail
@@ -13,7 +13,7 @@ set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 data=$LAB_ROOT/tests/data/decision
-"$LAB_ROOT/scripts/report-decision.sh" "$data" >"$tmp/md"
+"$LAB_ROOT/scripts/report/report-decision.sh" "$data" >"$tmp/md"
 md=$(cat "$tmp/md")
 row() { grep -E "^\| $1 \| " "$tmp/md" | head -1; }
 # has TEXT: the table holds TEXT (a whole row's prefix or a cell sequence)
@@ -41,24 +41,24 @@ check "footprint table: one row per footprint.csv row, Δ versus the baseline" \
 mkdir -p "$tmp/oneseed"
 cp "$data/footprint.csv" "$tmp/oneseed/"
 awk -F, -v OFS=, '$1 == "static-key" { $7 = ""; $8 = ""; $9 = "-"; $10 = "none" } 1' "$data/summary.csv" >"$tmp/oneseed/summary.csv"
-"$LAB_ROOT/scripts/report-decision.sh" "$tmp/oneseed" >"$tmp/md1"
+"$LAB_ROOT/scripts/report/report-decision.sh" "$tmp/oneseed" >"$tmp/md1"
 check "cells not judged (one seed a side) are compared with nothing: only SQPOLL and i-cache differ" \
 	grep -qF 'Against upstream, gains: up to 87.9 instructions/op less (idle, audited op by SQPOLL; 1 cell); survives runtime disable; 9.39 fewer i-cache lines/op (idle, audited op); pays: up to +45.0 instructions/op (watch, audited op by SQPOLL; 1 cell);' "$tmp/md1"
 # no state of the table in the run: marked in the header
 mkdir -p "$tmp/run"
 grep -v ',watch,' "$data/summary.csv" >"$tmp/run/summary.csv"
-"$LAB_ROOT/scripts/report-decision.sh" "$tmp/run" >"$tmp/md2"
+"$LAB_ROOT/scripts/report/report-decision.sh" "$tmp/run" >"$tmp/md2"
 check "a load the run lacks is marked in the header; no footprint.csv, no footprint table" \
 	both grep -qF '| watch (not in run) |' "$tmp/md2" -- test "$(grep -c '^### i-cache footprint' "$tmp/md2")" -eq 0
 head -1 "$data/summary.csv" >"$tmp/run/summary.csv"
-check "no design in summary.csv: no section" test -z "$("$LAB_ROOT/scripts/report-decision.sh" "$tmp/run")"
+check "no design in summary.csv: no section" test -z "$("$LAB_ROOT/scripts/report/report-decision.sh" "$tmp/run")"
 rc=0
-"$LAB_ROOT/scripts/report-decision.sh" "$tmp/none" >/dev/null 2>"$tmp/err" || rc=$?
+"$LAB_ROOT/scripts/report/report-decision.sh" "$tmp/none" >/dev/null 2>"$tmp/err" || rc=$?
 check "no summary.csv: exit 2 with one line" both test "$rc" -eq 2 -- test "$(wc -l <"$tmp/err")" -eq 1
 
 # attribute.sh --footprint on a recorded boot (nohooks, idle, three workloads;
 # the line records kept are a few of each window's)
-fp=$("$LAB_ROOT/scripts/attribute.sh" --footprint "$LAB_ROOT/tests/data/attrib-footprint" nohooks idle bench-nop,bench-openclose,bench-openclose-sqpoll)
+fp=$("$LAB_ROOT/scripts/run/attribute.sh" --footprint "$LAB_ROOT/tests/data/attrib-footprint" nohooks idle bench-nop,bench-openclose,bench-openclose-sqpoll)
 check "footprint: the io_submit_sqes subtree per op (758796545 / 3450176 = 219.9298) and calls per op" \
 	grep -qxF 'nohooks,idle,bench-nop,1,tcg,3450176,3,1.07,29,17,io_submit_sqes,219.9298,98.3984,0.0312' <<<"$fp"
 check "footprint: lines min(1, max/ops) summed; hot bytes only of lines run once per 64 ops" \

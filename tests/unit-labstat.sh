@@ -1,5 +1,5 @@
 #!/bin/bash
-# unit-labstat.sh: build bench/labstat into a temp dir and check it on the small
+# unit-labstat.sh: build tools/labstat into a temp dir and check it on the small
 # known data files in tests/data/labstat/. Prints one unnumbered TAP line per
 # check ("ok - ..." / "not ok - ..."); exits 1 if any check failed.
 set -euo pipefail
@@ -28,7 +28,7 @@ check() {
 }
 
 # labstat names no variant: summary takes the baseline and the controls from
-# its caller (scripts/summary.sh reads the catalog); these synthetic data use
+# its caller (scripts/analysis/summary.sh reads the catalog); these synthetic data use
 # these names, and a later -B, -a or -g on a line overrides them
 ctl=(-B nohooks -a nohooks-aa -g nohooks-codegen)
 # lab OUT ARGS...: run labstat ARGS with stdout in OUT, stderr in OUT.err and the
@@ -71,7 +71,7 @@ differ() { ! cmp -s "$1" "$2"; }
 same_rows() { diff <(tail -n +2 "$1" | sort) <(tail -n +2 "$2" | sort) >/dev/null; }
 
 # --- build ---------------------------------------------------------------------
-if make -s -C "$root/bench" O="$tmp" "$tmp/labstat" >"$tmp/build.log" 2>&1 && [[ ! -s $tmp/build.log ]]; then
+if make -s -C "$root/tools" O="$tmp" "$tmp/labstat" >"$tmp/build.log" 2>&1 && [[ ! -s $tmp/build.log ]]; then
 	pass "labstat builds with -Wall -Wextra -Werror, no output"
 else
 	fail "labstat builds with -Wall -Wextra -Werror, no output" "$(cat "$tmp/build.log")"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Unit test of scripts/normalise-stream.awk on a recorded upstream stream
+# Unit test of scripts/proof/normalise-stream.awk on a recorded upstream stream
 # (tests/data/streams/, stream-proof.sh on upstream, state smack, tcg-icount):
 # no raw timestamps, pids, inodes or syscall args survive, and a stream whose
 # pids and serials are shifted normalises to the same text.
@@ -7,7 +7,7 @@ set -euo pipefail
 # shellcheck source=tests/lib.sh
 . "$(dirname "$0")/lib.sh"
 raw=$LAB_ROOT/tests/data/streams/upstream-smack-partial.raw
-norm() { grep '^S ' | awk -f "$LAB_ROOT/scripts/normalise-stream.awk"; }
+norm() { grep '^S ' | awk -f "$LAB_ROOT/scripts/proof/normalise-stream.awk"; }
 a=$(norm <"$raw")
 check "normalised stream is not empty" test -n "$a"
 absent() { ! grep -qE "$1" <<<"$a"; }

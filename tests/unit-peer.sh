@@ -1,5 +1,5 @@
 #!/bin/bash
-# unit-peer.sh: the peer suite's differential (scripts/peer-compare.sh,
+# unit-peer.sh: the peer suite's differential (scripts/proof/peer-compare.sh,
 # issue 25) on made-up results in a scratch variants dir: a difference from
 # the reference fails unless the design's README names it in a peer-expect
 # line; a named difference that does not happen (stale), a malformed line
@@ -13,7 +13,7 @@ trap 'rm -rf "$tmp"' EXIT
 export LAB_VARIANTS=$tmp/variants
 mkdir -p "$LAB_VARIANTS/zz-ref" "$LAB_VARIANTS/zz-d"
 printf '# base: 6.1\n' | tee "$LAB_VARIANTS/zz-ref/series" >"$LAB_VARIANTS/zz-d/series"
-cmp() { "$LAB_ROOT/scripts/peer-compare.sh" "$tmp/ref.txt" zz-d "$tmp/d.txt" >"$tmp/out" 2>&1; }
+cmp() { "$LAB_ROOT/scripts/proof/peer-compare.sh" "$tmp/ref.txt" zz-d "$tmp/d.txt" >"$tmp/out" 2>&1; }
 # fails [PATTERN]: the comparison fails (and its output has PATTERN)
 fails() {
 	if cmp; then return 1; fi

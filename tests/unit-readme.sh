@@ -1,5 +1,5 @@
 #!/bin/bash
-# Unit test of scripts/readme-figures.sh: README.md's figures block is what the
+# Unit test of scripts/report/readme-figures.sh: README.md's figures block is what the
 # published run's committed files give, and a figure changed on either side
 # (the README's text, or the data) is caught.
 set -euo pipefail
@@ -7,10 +7,10 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-rf=$LAB_ROOT/scripts/readme-figures.sh
+rf=$LAB_ROOT/scripts/report/readme-figures.sh
 run=$(<"$LAB_ROOT/results/PUBLISHED")
 
-check "README.md's figures block matches results/$run (scripts/readme-figures.sh --check)" "$rf" --check
+check "README.md's figures block matches results/$run (scripts/report/readme-figures.sh --check)" "$rf" --check
 
 # a figure edited by hand in the README is caught
 sed 's/^| upstream | +8\.0 \//| upstream | +8.1 \//' "$LAB_ROOT/README.md" >"$tmp/README.md"

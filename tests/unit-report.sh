@@ -148,18 +148,18 @@ cp "$R/synth-a/cells.csv" "$R/unsummed/"
 summaries_ok() {
 	local r
 	for r in synth-a synth-b nosys noaa; do
-		"$scripts/summary.sh" "$r" 2>"$tmp/summary-$r.err" || return 1
+		"$scripts/analysis/summary.sh" "$r" 2>"$tmp/summary-$r.err" || return 1
 	done
 }
-if summaries_ok; then ok "labstat summary (scripts/summary.sh) runs on the synthetic runs"; else
+if summaries_ok; then ok "labstat summary (scripts/analysis/summary.sh) runs on the synthetic runs"; else
 	sed 's/^/    /' "$tmp"/summary-*.err | head -10
-	not_ok "labstat summary (scripts/summary.sh) runs on the synthetic runs"
+	not_ok "labstat summary (scripts/analysis/summary.sh) runs on the synthetic runs"
 fi
 check "synthetic data: upstream/idle/randread-qd128 is significant and rfc/off/randread-qd128 is not" \
 	test "$(get "$R/synth-a/summary.csv" upstream idle randread-qd128 significant)/$(get "$R/synth-a/summary.csv" rfc off randread-qd128 significant)" = yes/no
 
 # --- plots ---------------------------------------------------------------------------
-run plots "$scripts/plots.sh" synth-a
+run plots "$scripts/report/plots.sh" synth-a
 check "plots.sh exits 0 on the synthetic run" rc_is plots 0
 if grep -qi 'warning' "$tmp/plots.err"; then
 	grep -i warning "$tmp/plots.err" | head -5 | sed 's/^/    /'
@@ -193,7 +193,7 @@ check "audit-share CSV: instructions in *audit* functions over the plugin's [tot
 check "rules-scaling CSV: idle is 0 rules, syscall-N is N, one row per variant and state" \
 	test "$(awk -F, '$1 == "upstream" { printf "%s:%s ", $2, $3 }' "$P/rules-scaling-randread-qd128.csv")" = "0:idle 1:syscall-1 10:syscall-10 "
 
-run plots_nosys "$scripts/plots.sh" nosys
+run plots_nosys "$scripts/report/plots.sh" nosys
 plots_skip_ok() {
 	rc_is plots_nosys 0 &&
 		grep -q 'skip rules-scaling: no syscall-N state' "$tmp/plots_nosys.err" &&
@@ -203,7 +203,7 @@ plots_skip_ok() {
 check "plots.sh skips rules-scaling and audit-share with a reason when their data are absent" plots_skip_ok
 
 # --- report --------------------------------------------------------------------------
-run report "$scripts/report.sh" synth-a
+run report "$scripts/report/report.sh" synth-a
 M=$R/synth-a/report.md
 check "report.sh exits 0 and writes report.md, no report.md.tmp left" \
 	both rc_is report 0 -- test -s "$M" -a ! -e "$M.tmp"
@@ -252,7 +252,7 @@ verdicts_ok() {
 		between "$(get "$R/synth-a/summary.csv" rfc idle randread-qd128 overhead_pct)" 4.9 5.1
 }
 check "verdict lines carry the summary's overhead, its interval and their labels, significant or not" verdicts_ok
-# the decision table (scripts/report-decision.sh; tests/unit-decision.sh checks it in detail)
+# the decision table (scripts/report/report-decision.sh; tests/unit-decision.sh checks it in detail)
 check "decision table after the headline: a row per catalog design, upstream +Δ idle bench-nop from summary.csv" \
 	both test "$(sed -n '/^## Decision table/,/^## /p' "$M" | grep -cE '^\| [a-z0-9-]+ \| (\*\*yes\*\*|no|—) \|')" -eq "$(LAB_ROOT=$LAB_ROOT bash -c '. "$LAB_ROOT/lib/common.sh"; . "$LAB_ROOT/lib/catalog.sh"; variants_with design' | wc -l)" -- \
 	grep -qE "^\| upstream \| [^|]+ \| \+$(get "$R/synth-a/summary.csv" upstream idle bench-nop delta_ns_per_op | awk '{ printf "%.1f", $1 }') / " "$M"
@@ -289,16 +289,16 @@ environment_ok() {
 		grep -q 'executed guest instructions' "$M"
 }
 check "environment: host, QEMU, packages, lab commit and its uncommitted files, unit meaning" environment_ok
-run report_noaa "$scripts/report.sh" noaa
+run report_noaa "$scripts/report/report.sh" noaa
 check "a run without the A/A control gets a loud note in the noise floor section" \
 	both rc_is report_noaa 0 -- grep -q '^> \*\*WARNING: this run has no A/A control' "$R/noaa/report.md"
-check "report without figures says how to draw them" grep -qF "No figures: draw them with \`scripts/plots.sh noaa\`" "$R/noaa/report.md"
+check "report without figures says how to draw them" grep -qF "No figures: draw them with \`scripts/report/plots.sh noaa\`" "$R/noaa/report.md"
 
 # a broken summary.csv: exit 2, the old report.md left as it was
 cp "$M" "$tmp/report.before"
 cp "$R/synth-a/summary.csv" "$tmp/summary.good"
 sed '1s/overhead_pct,/ovh,/' "$tmp/summary.good" >"$R/synth-a/summary.csv"
-run report_bad "$scripts/report.sh" synth-a
+run report_bad "$scripts/report/report.sh" synth-a
 cp "$tmp/summary.good" "$R/synth-a/summary.csv"
 bad_summary_ok() {
 	exits_2_saying report_bad "no overhead_pct column" && cmp -s "$M" "$tmp/report.before" && [[ ! -e $M.tmp ]]
@@ -335,7 +335,7 @@ relabel() {
 cp "$R/synth-a/summary.csv" "$tmp/summary.keep"
 cp "$M" "$tmp/report.keep"
 relabel
-run report_relabel "$scripts/report.sh" synth-a
+run report_relabel "$scripts/report/report.sh" synth-a
 relabelled_ok() {
 	rc_is report_relabel 0 && grep -qF 'Hodges-Lehmann 95.2% relabelled (n=3 vs 6)' "$M" &&
 		grep -qE '^- rfc: .* randread-qd128 op with audit idle; median over seeds, Hodges-Lehmann 95\.2% relabelled \(n=3 vs 6\) \(significant, p ' "$M"
@@ -373,9 +373,9 @@ awk -F, -v OFS=, 'NR == 1 { print; next }
 		$0 = r
 	}' "$R/synth-a/cells.csv" >"$R/artef/cells.csv"
 cp "$R/synth-a/manifest.json" "$R/artef/"
-run sum_artef "$scripts/summary.sh" artef
-run plots_artef "$scripts/plots.sh" artef
-run report_artef "$scripts/report.sh" artef
+run sum_artef "$scripts/analysis/summary.sh" artef
+run plots_artef "$scripts/report/plots.sh" artef
+run report_artef "$scripts/report/report.sh" artef
 A=$R/artef/report.md
 check "artefact run: summary, plots and report exit 0" \
 	test "$(cat "$tmp/sum_artef.rc")$(cat "$tmp/plots_artef.rc")$(cat "$tmp/report_artef.rc")" = 000
@@ -422,8 +422,8 @@ mkdir -p "$R/aabad"
 awk -F, -v OFS=, 'NR > 1 && $1 == "nohooks-aa" && $3 == "bench-nop" && $7 == "ok" { $9 = sprintf("%.3f", $9 + 0.5); $8 = sprintf("%.1f", 1e9 / $9) } { print }' \
 	"$R/artef/cells.csv" >"$R/aabad/cells.csv"
 cp "$R/synth-a/manifest.json" "$R/aabad/"
-run sum_aabad "$scripts/summary.sh" aabad
-run report_aabad "$scripts/report.sh" aabad
+run sum_aabad "$scripts/analysis/summary.sh" aabad
+run report_aabad "$scripts/report/report.sh" aabad
 aa_warning_ok() {
 	rc_is report_aabad 0 && grep -qE '^> \*\*WARNING: A/A control cells significant:\*\* nohooks-aa/[a-z0-9-]+/bench-nop \(exact' "$R/aabad/report.md" &&
 		test "$(get "$R/aabad/summary.csv" nohooks-aa idle bench-nop significant)/$(get "$R/aabad/summary.csv" upstream idle bench-nop significant)" = yes/no
@@ -433,7 +433,7 @@ check "an A/A control that differs from its base is warned about, and gates its 
 # --- compare -------------------------------------------------------------------------
 snapshot() { (cd "$R" && find synth-a synth-b -type f -print0 | sort -z | xargs -0 sha256sum); }
 snapshot >"$tmp/snap.before"
-run compare "$scripts/compare.sh" synth-a synth-b
+run compare "$scripts/analysis/compare.sh" synth-a synth-b
 snapshot >"$tmp/snap.after"
 check "compare.sh exits 0" rc_is compare 0
 check "compare: rfc / idle / randread-qd128 changed by +10% and is starred" \
@@ -441,7 +441,7 @@ check "compare: rfc / idle / randread-qd128 changed by +10% and is starred" \
 check "compare: unchanged rfc / off / randread-qd128 shows no change and no star" \
 	grep -qE '^rfc +off +randread-qd128 +3 +3 +4000\.0 +4000\.0 +0\.00 \[-[0-9.]+, [0-9.]+\]$' "$tmp/compare.out"
 check "compare writes nothing in either run dir" cmp -s "$tmp/snap.before" "$tmp/snap.after"
-run compare_out "$scripts/compare.sh" --out "$tmp/cmp.csv" synth-a synth-b
+run compare_out "$scripts/analysis/compare.sh" --out "$tmp/cmp.csv" synth-a synth-b
 compare_out_ok() {
 	rc_is compare_out 0 && head -1 "$tmp/cmp.csv" | grep -q '^variant,state,workload,n_a,n_b,.*,change_pct,' &&
 		grep -q '^rfc,idle,randread-qd128,3,3,4200.000,4620.000,10.000,' "$tmp/cmp.csv"
@@ -460,7 +460,7 @@ done
 awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
 	$c["variant"] == "rfc" && $c["state"] == "idle" && $c["workload"] == "bench-nop" { $c["significant"] = "no"; $c["delta_ns_per_op"] += 0.5 }
 	{ print }' "$R/synth-a/summary.csv" >"$R/synth-flip/summary.csv"
-run rerun_same "$scripts/rerun-check.sh" synth-a synth-a2
+run rerun_same "$scripts/analysis/rerun-check.sh" synth-a synth-a2
 rerun_same_ok() {
 	rc_is rerun_same 0 && grep -qE '^hook-cost cells: ([0-9]+) compared, verdicts agree in \1 \(100\.0%\), Δ within 0.1 in \1;' "$tmp/rerun_same.out" &&
 		! grep -q FLIP "$tmp/rerun_same.out" &&
@@ -473,13 +473,13 @@ rerun_same_ok() {
 		grep -qxF 'A/A control cells (nohooks-aa) significant: A none; B none' "$tmp/rerun_same.out"
 }
 check "rerun-check: a rerun with the same summary agrees on every verdict and Δ, exit 0" rerun_same_ok
-run rerun_seeds "$scripts/rerun-check.sh" synth-a synth-a
+run rerun_seeds "$scripts/analysis/rerun-check.sh" synth-a synth-a
 check "rerun-check: two runs sharing seeds are refused, one line naming the seeds, exit 2" \
 	exits_2_saying rerun_seeds "share seeds (1 2 3 1001 1002 1003): not a rerun with new seeds"
-run rerun_same_seeds "$scripts/rerun-check.sh" --same-seeds synth-a synth-a
+run rerun_same_seeds "$scripts/analysis/rerun-check.sh" --same-seeds synth-a synth-a
 check "rerun-check --same-seeds: runs, and says it is a repeatability check, not independent samples" \
 	both rc_is rerun_same_seeds 0 -- grep -qF 'SAME SEEDS (1 2 3 1001 1002 1003): a repeatability check' "$tmp/rerun_same_seeds.out"
-run rerun_flip "$scripts/rerun-check.sh" --out "$tmp/rerun.csv" synth-a synth-flip
+run rerun_flip "$scripts/analysis/rerun-check.sh" --out "$tmp/rerun.csv" synth-a synth-flip
 rerun_flip_ok() {
 	rc_is rerun_flip 1 && grep -qE '^rfc +idle +bench-nop +hook-cost .* \+0\.500 +yes/no +FLIP$' "$tmp/rerun_flip.out" &&
 		grep -q '^rfc,idle,bench-nop,hook-cost,.*,yes,no,no,no,exact,exact,no,yes,no,yes$' "$tmp/rerun.csv"
@@ -491,10 +491,10 @@ for d in synth-a synth-a2; do
 	cp "$R/$d/cells.csv" "$R/$d/summary.csv" "$R/$d-k/"
 	printf '{"initramfs_sha256":"i-%s","matrix":{"variants":[{"name":"nohooks","bzimage_sha256":"k0"},{"name":"rfc","bzimage_sha256":"%s"}]}}\n' "$d" "$d" >"$R/$d-k/manifest.json"
 done
-run rerun_kern "$scripts/rerun-check.sh" synth-a-k synth-a2-k
+run rerun_kern "$scripts/analysis/rerun-check.sh" synth-a-k synth-a2-k
 check "rerun-check: a changed kernel (rfc) and initramfs are said (NOT A PURE RERUN) and rfc's cells left out" \
 	both rc_is rerun_kern 0 -- bash -c "grep -q '^NOT A PURE RERUN: the guests differ (initramfs i-synth-a .*kernels differ for: rfc' '$tmp/rerun_kern.out' && ! grep -q '^rfc ' '$tmp/rerun_kern.out' && grep -q 'verdicts agree' '$tmp/rerun_kern.out'"
-run bad_rerun "$scripts/rerun-check.sh" --tol x synth-a synth-a2
+run bad_rerun "$scripts/analysis/rerun-check.sh" --tol x synth-a synth-a2
 check "rerun-check: a bad --tol is one line, exit 2" exits_2_saying bad_rerun "--tol 'x' is not a non-negative decimal number"
 
 # --- publish ---------------------------------------------------------------------------
@@ -504,13 +504,13 @@ jq '.lab.publishable = true' "$R/synth-a/manifest.json" >"$tmp/elsewhere/synth-p
 echo "@@LAB done" >"$tmp/elsewhere/synth-pub/raw/nohooks.idle.r1/results.txt"
 cp "$R/synth-a/cells.csv" "$tmp/elsewhere/synth-dirty/"
 jq '.lab.publishable = false' "$R/synth-a/manifest.json" >"$tmp/elsewhere/synth-dirty/manifest.json"
-run publish "$scripts/publish.sh" "$tmp/elsewhere/synth-pub"
+run publish "$scripts/report/publish.sh" "$tmp/elsewhere/synth-pub"
 publish_ok() {
 	rc_is publish 0 && [[ $(cat "$R/PUBLISHED") == synth-pub ]] && [[ -f $R/synth-pub/report.md && -f $R/synth-pub/summary.csv ]] &&
 		tar -tJf "$R/synth-pub/raw.tar.xz" | grep -qx 'raw/nohooks.idle.r1/results.txt'
 }
 check "publish: copies the run into results/, packs raw/ into raw.tar.xz, recomputes summary and report, names it in PUBLISHED" publish_ok
-run publish_dirty "$scripts/publish.sh" "$tmp/elsewhere/synth-dirty"
+run publish_dirty "$scripts/report/publish.sh" "$tmp/elsewhere/synth-dirty"
 publish_dirty_ok() {
 	exits_2_saying publish_dirty "made from a tree with uncommitted changes" && [[ ! -e $R/synth-dirty ]] &&
 		[[ $(cat "$R/PUBLISHED") == synth-pub ]]
@@ -519,21 +519,21 @@ check "publish: a run with lab.publishable=false is refused (exit 2), nothing co
 mkdir -p "$tmp/elsewhere/synth-broken"
 echo "not,a,cells,file" >"$tmp/elsewhere/synth-broken/cells.csv"
 cp "$tmp/elsewhere/synth-pub/manifest.json" "$tmp/elsewhere/synth-broken/"
-run publish_broken "$scripts/publish.sh" "$tmp/elsewhere/synth-broken"
+run publish_broken "$scripts/report/publish.sh" "$tmp/elsewhere/synth-broken"
 check "publish: a run whose summary fails is not left half-published in results/ (non-zero exit, no copy, PUBLISHED unchanged)" \
 	both test "$(cat "$tmp/publish_broken.rc")" != 0 -- test ! -e "$R/synth-broken" -a "$(cat "$R/PUBLISHED")" = synth-pub
 
 # --- bad input ------------------------------------------------------------------------
-run bad_plots "$scripts/plots.sh" nosuch
+run bad_plots "$scripts/report/plots.sh" nosuch
 check "plots.sh with an unknown run id: exit 2, one line naming it" exits_2_saying bad_plots "no results/nosuch"
-run bad_report "$scripts/report.sh" nosuch
+run bad_report "$scripts/report/report.sh" nosuch
 check "report.sh with an unknown run id: exit 2, one line naming it" exits_2_saying bad_report "no results/nosuch"
-run bad_compare "$scripts/compare.sh" synth-a nosuch
+run bad_compare "$scripts/analysis/compare.sh" synth-a nosuch
 check "compare.sh with an unknown run id: exit 2, one line naming it" exits_2_saying bad_compare "no results/nosuch/cells.csv"
-run bad_unsummed "$scripts/report.sh" unsummed
+run bad_unsummed "$scripts/report/report.sh" unsummed
 check "report.sh on a run without summary.csv: exit 2, says to run summary" \
 	exits_2_saying bad_unsummed "run ./run.sh summary unsummed first"
-run bad_noargs "$scripts/report.sh"
+run bad_noargs "$scripts/report/report.sh"
 check "report.sh without a run id: exit 2 with usage" exits_2_saying bad_noargs "usage: report.sh RUN"
 check "rejected runs left no report or plots behind" \
 	test ! -e "$R/unsummed/report.md" -a ! -e "$R/unsummed/plots" -a ! -e "$R/nosuch"
@@ -564,7 +564,7 @@ awk -F, -v OFS=, 'NR == 1 { print $0, "base"; next }
 		$9 = sprintf("%.3f", $9 * 1.5); $8 = sprintf("%.1f", 1e9 / $9)
 		print $0, "6.12"
 	}' "$R/synth-a/cells.csv" >"$R/synth-2b/cells.csv"
-run sum2b "$scripts/summary.sh" synth-2b
+run sum2b "$scripts/analysis/summary.sh" synth-2b
 S2=$R/synth-2b/summary.csv
 check "two bases: summary.csv carries each row's base (upstream 6.1, upstream-6-12 6.12)" \
 	test "$(get "$S2" upstream idle bench-nop base)/$(get "$S2" upstream-6-12 idle bench-nop base)" = 6.1/6.12
@@ -572,7 +572,7 @@ check "two bases: each Δ against its own base's baseline: +160 on 6.1, +240 on 
 	test "$(get "$S2" upstream idle bench-nop delta_ns_per_op)/$(get "$S2" upstream-6-12 idle bench-nop delta_ns_per_op)" = 160.000/240.000
 check "two bases: each A/A control against its own baseline (nohooks-6-12-aa: exact 0 on bench-nop)" \
 	test "$(get "$S2" nohooks-6-12-aa idle bench-nop delta_ns_per_op)/$(get "$S2" nohooks-6-12 idle bench-nop delta_ns_per_op)" = 0.000/
-run rep2b "$scripts/report.sh" synth-2b
+run rep2b "$scripts/report/report.sh" synth-2b
 M2=$R/synth-2b/report.md
 # shellcheck disable=SC2016 # backquotes of markdown
 two_base_headline() {

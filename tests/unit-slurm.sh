@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/slurm-run.sh against stand-ins for sbatch, squeue and scancel (the
+# scripts/run/slurm-run.sh against stand-ins for sbatch, squeue and scancel (the
 # adapter's contract: one array job, the user's sbatch options passed on,
 # n/N progress, per-cell outputs and status, failed cells listed, scancel on
 # SIGINT, a bad job list refused before submission). tests/66-slurm.sh runs
@@ -48,7 +48,7 @@ export PATH=$fake:$PATH LAB_SLURM_POLL=0.2
 
 printf 'c1\techo one\nc2\techo two >&2; exit 1\nc3\tprintf three\n' >"$tmp/jobs"
 rc=0
-scripts/slurm-run.sh --shared "$tmp/sh" --jobs "$tmp/jobs" --partition=lab --time=5 2>"$tmp/err" || rc=$?
+scripts/run/slurm-run.sh --shared "$tmp/sh" --jobs "$tmp/jobs" --partition=lab --time=5 2>"$tmp/err" || rc=$?
 check "a failed cell: exit 1, named in one line (rc $rc)" both test "$rc" = 1 -- grep -qx 'slurm: failed cells: c2' "$tmp/err"
 check "one array job of 3 tasks, the user's sbatch options passed on" \
 	bash -c "grep -qxe --array=1-3 '$fake/sbatch.args' && grep -qxe --partition=lab '$fake/sbatch.args' && grep -qxe --time=5 '$fake/sbatch.args'"
@@ -57,14 +57,14 @@ check "each cell's stdout, stderr and status in the shared dir" \
 	both test "$(cat "$tmp/sh/out/c1") $(cat "$tmp/sh/out/c3") $(cat "$tmp/sh/out/c2.err")" = "one three two" -- test "$(cat "$tmp/sh/out/c2.rc")" = 1
 printf 'c1\techo one\nc3\ttrue\n' >"$tmp/jobs-ok"
 rc=0
-scripts/slurm-run.sh --shared "$tmp/sh2" --jobs "$tmp/jobs-ok" 2>"$tmp/err" || rc=$?
+scripts/run/slurm-run.sh --shared "$tmp/sh2" --jobs "$tmp/jobs-ok" 2>"$tmp/err" || rc=$?
 check "all cells ok: exit 0" test "$rc" = 0
 
 rm -f "$fake/sbatch.args"
 for bad in 'c1 no tab' $'../x\techo' $'c1\ttrue\nc1\ttrue'; do
 	printf '%s\n' "$bad" >"$tmp/bad"
 	rc=0
-	scripts/slurm-run.sh --shared "$tmp/sh3" --jobs "$tmp/bad" 2>"$tmp/err" || rc=$?
+	scripts/run/slurm-run.sh --shared "$tmp/sh3" --jobs "$tmp/bad" 2>"$tmp/err" || rc=$?
 	check "bad job list '${bad//$'\n'/|}' refused with one line before sbatch (rc $rc)" \
 		both test "$rc" = 2 -- bash -c "test \$(wc -l <'$tmp/err') = 1 && test ! -e '$fake/sbatch.args'"
 done
@@ -72,7 +72,7 @@ done
 printf 'slow\tsleep 30\n' >"$tmp/jobs-slow"
 # job control on: a background job of a script otherwise starts with SIGINT ignored
 set -m
-scripts/slurm-run.sh --shared "$tmp/sh4" --jobs "$tmp/jobs-slow" 2>"$tmp/err" &
+scripts/run/slurm-run.sh --shared "$tmp/sh4" --jobs "$tmp/jobs-slow" 2>"$tmp/err" &
 pid=$!
 set +m
 for _ in $(seq 50); do grep -q 'job array 4242' "$tmp/err" && break; sleep 0.1; done

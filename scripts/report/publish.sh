@@ -10,8 +10,8 @@
 #  5. names it in results/PUBLISHED.
 # Then commit it: git add results/<run-id> && git add -f results/<run-id>/raw.tar.xz
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 src=${1:-}
 [[ -n $src ]] || die_usage "usage: run.sh publish RUN_DIR (a results/<run-id> directory)"
@@ -56,9 +56,9 @@ elif [[ ! -f $dest/raw.tar.xz ]]; then
 	log "publish: warning: $run has no raw/, cells/ or attribution/ to pack"
 fi
 
-"$LAB_ROOT/scripts/summary.sh" "$run"
-"$LAB_ROOT/scripts/plots.sh" "$run"
-"$LAB_ROOT/scripts/report.sh" "$run"
+"$LAB_ROOT/scripts/analysis/summary.sh" "$run"
+"$LAB_ROOT/scripts/report/plots.sh" "$run"
+"$LAB_ROOT/scripts/report/report.sh" "$run"
 published=${LAB_RESULTS:-$LAB_ROOT/results}/PUBLISHED
 save "$published" echo "$run"
 trap - EXIT

@@ -7,8 +7,8 @@
 # Writes nothing in either run dir; --out FILE also writes labstat's CSV to
 # FILE (through FILE.tmp).
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 usage="usage: compare.sh [--out FILE] RUN_A RUN_B"
 out="" runs=()
@@ -40,7 +40,7 @@ if [[ -n $out ]]; then
 	[[ ! -d $out ]] || die_usage "compare: --out $out is a directory; give a file name"
 fi
 
-labstat=$(host_tool bench "$LAB_CACHE/bin" labstat)
+labstat=$(host_tool tools "$LAB_CACHE/tools" labstat)
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -11,8 +11,8 @@
 # when every cell's .rc is 0, 1 otherwise (the failed ones are listed).
 # LAB_SLURM_POLL: seconds between squeue polls (default 5).
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 shared="" jobs=""
 while (($#)); do

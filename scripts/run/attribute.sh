@@ -15,7 +15,7 @@
 # instruction: RUN_DIR/paths/VARIANT.STATE.WORKLOAD.FUNCTION.txt is its
 # executed path ("+0xOFF  executions/op  instruction"), from which the report
 # diffs every variant against nohooks instruction by instruction.
-# The boots are scheduled by scripts/matrix.sh, in the same plan as its timed
+# The boots are scheduled by scripts/run/matrix.sh, in the same plan as its timed
 # cells (one loop, one progress line, one n/a rule: lib/common.sh cell_na):
 #   attribute.sh --plan RUN_DIR       the boots: "VARIANT STATE WORKLOADS" a line
 #   attribute.sh --cell RUN_DIR V S WL  one boot, its rows in RUN_DIR/attribution/
@@ -26,9 +26,9 @@
 #   LAB_ATTRIB_FUNCTION   the function traced per instruction (default io_issue_sqe)
 #   LAB_ATTRIB_SUB        the subtree counted apart (default io_submit_sqes)
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/disasm.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
 
 # attribute.sh --rows|--footprint BOOT_DIR VARIANT STATE WORKLOADS: only print
@@ -82,7 +82,7 @@ rows() {
 			}
 			for (n = 0; n < nw; n++)
 				printf "%s,%s,%s,1,tcg,instructions,[total],%.4f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]]
-		}' <("$LAB_ROOT/scripts/parse-results.sh" "$o/results.txt") "$o/attrib.out"
+		}' <("$LAB_ROOT/scripts/analysis/parse-results.sh" "$o/results.txt") "$o/attrib.out"
 }
 # footprint OUT_DIR V S WL: footprint.csv rows of one attribution boot (its
 # line and sub records; a window without them gives empty fields)
@@ -117,7 +117,7 @@ footprint() {
 				if (n in hassub) printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f\n", v, s, w, o, lines, lpo, tb, hot, sname[n], sins[n] / o, smem[n] / o, scalls[n] / o
 				else printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,,,,\n", v, s, w, o, lines, lpo, tb, hot
 			}
-		}' <("$LAB_ROOT/scripts/parse-results.sh" "$o/results.txt") "$o/attrib.out"
+		}' <("$LAB_ROOT/scripts/analysis/parse-results.sh" "$o/results.txt") "$o/attrib.out"
 }
 
 if ((rows_only)); then

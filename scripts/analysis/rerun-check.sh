@@ -15,9 +15,9 @@
 # Exit 0 when every hook-cost verdict agrees, 1 when one flips (a flip of the
 # codegen control is reported, not counted), 2 on bad input.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 usage="usage: rerun-check.sh [--tol X] [--out FILE] [--same-seeds] RUN_A RUN_B"

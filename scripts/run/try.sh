@@ -18,9 +18,9 @@
 # patch that does not apply (naming the failing hunk), a build failure (its
 # first error line); nothing is left behind.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 usage="usage: run.sh try PATCH... [--on VARIANT] [--reps N] [--hosts FILE | --slurm DIR [--sbatch OPTS]]"
@@ -47,7 +47,7 @@ check_variant "$on"
 # the worker options, checked by the matrix that will take them (one line, exit 2)
 # (cells on other hosts are the same bytes only under tcg-icount: --accel tcg)
 ((${#remote[@]} == 0)) || remote+=(--accel tcg)
-((${#remote[@]} == 0)) || LAB_CHECK_ARGS=1 "$LAB_ROOT/scripts/matrix.sh" "${remote[@]}"
+((${#remote[@]} == 0)) || LAB_CHECK_ARGS=1 "$LAB_ROOT/scripts/run/matrix.sh" "${remote[@]}"
 # is_patch FILE: has a unified diff: a ---/+++ pair followed by a hunk header
 is_patch() { awk '/^--- / { m = 1; next } m == 1 && /^\+\+\+ / { m = 2; next } m == 2 && /^@@ / { f = 1; exit } { m = 0 } END { exit !f }' "$1"; }
 for p in "${patches[@]}"; do
@@ -124,7 +124,7 @@ start=$(now)
 rc=0
 # LAB_TRY_STATES / LAB_TRY_WORKLOADS narrow the cells (tests/64: a smaller
 # table in CI time); matrix.sh validates both as names
-"$LAB_ROOT/scripts/matrix.sh" --cells-only --variants "$bl,$on,$id" --states "${LAB_TRY_STATES:-off,idle,syscall-1,uring-hit}" \
+"$LAB_ROOT/scripts/run/matrix.sh" --cells-only --variants "$bl,$on,$id" --states "${LAB_TRY_STATES:-off,idle,syscall-1,uring-hit}" \
 	${LAB_TRY_WORKLOADS:+--workloads "$LAB_TRY_WORKLOADS"} --reps "$reps" --runtime 1 --run-id "$run" "${remote[@]}" || rc=$?
 dir=$LAB_RESULTS/$run
 [[ -f $dir/summary.csv ]] || die "try: the matrix of $id wrote no summary ($dir)"

@@ -2,7 +2,7 @@
 # adaptive-seeds.sh RUN_DIR [JOBS]: after a matrix run's reps, give the noisy
 # cells more seeds, in batches, until their estimate is stable or the cap is
 # reached (the rule and its numbers: lib/common.sh LAB_ADAPT_*). Run by
-# scripts/matrix.sh once its boots are done; boots are matrix-cell.sh's, as
+# scripts/run/matrix.sh once its boots are done; boots are matrix-cell.sh's, as
 # the matrix's own, JOBS at a time (default 1), so the cell store makes a
 # rerun's extra seeds cheap. Rep r > reps boots with the run's seed sequence
 # (lib/common.sh run_seed: seed_base + r, A/A seed_base + 1000 + r). Each
@@ -18,9 +18,9 @@
 # adaptive-seeds.sh --plan RUN_DIR: round 0 only, changing nothing: the open
 # rows and the boots the first round would add (the cost, before a run).
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 usage="usage: adaptive-seeds.sh RUN_DIR [JOBS] | adaptive-seeds.sh --list|--plan RUN_DIR"
@@ -147,7 +147,7 @@ run_boot() {
 	el=$(($(now) - t0))
 	((started > 1)) && eta=", ETA $(fmt_secs $((el * (nbatch - started + 1) / (started - 1))))"
 	log "[$started/$nbatch] adaptive boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
-	setpriv --pdeathsig KILL "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "" "$accel" "$runtime" "$unit" &
+	setpriv --pdeathsig KILL "$LAB_ROOT/scripts/run/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "" "$accel" "$runtime" "$unit" &
 	running[$!]="$v.$s.$r"
 }
 reap() {
@@ -164,7 +164,7 @@ reap() {
 round=0
 while :; do
 	cells_now >"$tmp/res/adapt/cells.csv"
-	if ! LAB_RESULTS=$tmp/res "$LAB_ROOT/scripts/summary.sh" adapt 2>"$tmp/summary.err"; then
+	if ! LAB_RESULTS=$tmp/res "$LAB_ROOT/scripts/analysis/summary.sh" adapt 2>"$tmp/summary.err"; then
 		cat "$tmp/summary.err" >&2
 		die "adaptive seeds: the summary of round $round failed"
 	fi

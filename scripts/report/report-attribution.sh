@@ -1,15 +1,15 @@
 #!/bin/bash
 # report-attribution.sh RUN_DIR: the report's per-function section from
-# RUN_DIR/attribution.csv (scripts/attribute.sh): for each workload and state,
+# RUN_DIR/attribution.csv (scripts/run/attribute.sh): for each workload and state,
 # the kernel symbols whose instructions/op differ from the baseline of the
 # variant's own base tree (catalog role=baseline; a table per base tree) by
 # at least LAB_ATTRIB_MIN (default 0.5) in some variant, each variant's Δ and
 # its calls/op, and the sum of Δ over all symbols. Prints markdown to stdout;
 # prints nothing when the run has no attribution.csv.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1)) || die_usage "usage: report-attribution.sh RUN_DIR"
@@ -91,7 +91,7 @@ paths=$1/paths
 shopt -s nullglob
 files=("$paths"/*.txt)
 ((${#files[@]})) || exit 0
-# shellcheck source=../lib/disasm.sh
+# shellcheck source=../../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
 detail_states=${LAB_PATH_DETAIL_STATES:-off idle syscall-1}
 fns=$(for f in "${files[@]}"; do f=${f##*/}; f=${f%.txt}; echo "${f##*.}"; done | sort -u)

@@ -8,8 +8,8 @@
 # tests/61-record-stream.sh boots); and which of the RFC's LSM parts 6.1 has
 # and which the lab exercises. Called by scripts/report.sh.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 fixdir=$(variants_dir)/upstream-fix
 # (a lab without upstream-fix, e.g. the tests' fake variants dir, has no series: no patch)
@@ -85,7 +85,7 @@ if [[ -f $verdicts ]]; then
 	echo "### Record streams: each design against upstream, record by record"
 	echo
 	echo "guest/scripts/stream-proof.sh captures every audit record (all types) per scenario;"
-	echo "scripts/stream-compare.sh normalises stamps, pids and inodes to their order and compares each"
+	echo "scripts/proof/stream-compare.sh normalises stamps, pids and inodes to their order and compares each"
 	echo "variant's stream with upstream's. \`same\`: identical; \`TYPE:+N\`: the type counts differ by"
 	echo "exactly that; \`content\`: same counts, different records. Every verdict equals the one written"
 	echo "in the variant's README (stream-expect lines), checked by tests/61-record-stream.sh. Recorded:"

@@ -5,9 +5,9 @@
 # tarball's hash), and per variant its base and the series, config and bzImage
 # hashes.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/cellstore.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/cellstore.sh
 . "$LAB_ROOT/lib/cellstore.sh"
 # big_sha FILE: the sha256 of a large file (bzImage, initramfs, source
 # tarball), memoised by path, size, inode and mtime (lib/cellstore.sh)

@@ -4,15 +4,15 @@
 # results/PUBLISHED): its manifest, cells.csv, summary.csv, attribution.csv
 # and its rerun-check output (rerun-vs-*.txt). The block sits in README.md
 # between the lines
-#   <!-- readme-figures: begin (scripts/readme-figures.sh --write; do not edit) -->
+#   <!-- readme-figures: begin (scripts/report/readme-figures.sh --write; do not edit) -->
 #   <!-- readme-figures: end -->
 # Without an option it prints the block; --write replaces the block in
 # README.md; --check exits 1 with a diff when README.md's block differs from
 # the data (tests/unit-readme.sh). No figure in the block is typed by hand.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 mode="print" run=""
@@ -38,7 +38,7 @@ for f in manifest.json cells.csv summary.csv; do
 	[[ -f $dir/$f ]] || die_usage "readme-figures: no results/$run/$f"
 done
 readme=${LAB_README:-$LAB_ROOT/README.md}
-begin='<!-- readme-figures: begin (scripts/readme-figures.sh --write; do not edit) -->'
+begin='<!-- readme-figures: begin (scripts/report/readme-figures.sh --write; do not edit) -->'
 end='<!-- readme-figures: end -->'
 
 block() {
@@ -169,7 +169,7 @@ write | check)
 		cat "$tmp.new" >"$readme"
 		log "readme-figures: README.md figures block rewritten from results/$run"
 	elif ! diff -u "$readme" "$tmp.new" >&2; then
-		die "readme-figures: README.md's figures block differs from results/$run (diff above); run scripts/readme-figures.sh --write"
+		die "readme-figures: README.md's figures block differs from results/$run (diff above); run scripts/report/readme-figures.sh --write"
 	fi
 	;;
 esac

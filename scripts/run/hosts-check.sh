@@ -4,9 +4,9 @@
 # worker needs are there, its QEMU identity (guest/qemu-identity.sh) is this
 # host's, and it has free disk. One line per host; exit 1 if any fails.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/hosts.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/hosts.sh
 . "$LAB_ROOT/lib/hosts.sh"
 
 (($# == 1)) || die_usage "usage: run.sh hosts-check FILE (GNU parallel sshlogin lines, e.g. 2/ssh -p 2222 lab@box1)"

@@ -2,8 +2,8 @@
 # list.sh: every kernel variant with its base tree and the first line of its
 # README, then the audit states and workloads the matrix knows.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 no_more_args list "$@"
 
 echo "variants (name, base tree: matrix --bases):"

@@ -12,8 +12,8 @@
 # then 'peer-bad line=N ...' for a malformed or unknown peer-expect line.
 # Exit 0 when every line is ok=1 and no peer-bad line was printed, else 1.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 (($# == 3)) || die_usage "usage: peer-compare.sh REF_RESULTS VARIANT RESULTS"
 ref=$1 v=$2 res=$3
 check_variant "$v"

@@ -2011,7 +2011,7 @@ static int check_controls(const char *base, const char *aa,
 {
 	if (!base)
 		return bad_usage("summary needs the baseline: -B VARIANT or -B BASE=VARIANT,... (%s passes the catalog's)",
-				 "scripts/summary.sh");
+				 "scripts/analysis/summary.sh");
 	if (!ctl_list_ok(base) || (*aa && !ctl_list_ok(aa)) ||
 	    (*codegen && !ctl_list_ok(codegen)))
 		return bad_usage("-B, -a and -g take one variant or BASE=VARIANT,... (got '%s')",

@@ -22,9 +22,9 @@
 # sentences per base, a column group per base in the hook-design table (a
 # row per design, its port on each base) and a base column in the others.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1)) || die_usage "usage: report-headline.sh RUN_DIR"
@@ -49,7 +49,7 @@ done
 # tcg-icount, wall-clock ns under a real-time accelerator (kvm, tcg-wall)
 run_accel_unit "$1" "$summary" "unknown accelerator"
 
-# the i-cache footprint, when the run has one (scripts/attribute.sh)
+# the i-cache footprint, when the run has one (scripts/run/attribute.sh)
 fp=0
 [[ -f $1/footprint.csv ]] && fp=1
 # shellcheck disable=SC2016 # awk source

@@ -2,7 +2,7 @@
 # stream-compare.sh BASE_RESULTS VARIANT VARIANT_RESULTS: the record-stream
 # proof's verdicts. Both files are guest results of guest/scripts/stream-proof.sh
 # (BASE is upstream's). Each scenario's records are normalised on their own
-# (scripts/normalise-stream.awk: stamps, pids, inodes to their order) and
+# (scripts/proof/normalise-stream.awk: stamps, pids, inodes to their order) and
 # compared with the base's:
 #   same          identical normalised streams
 #   TYPE:+N,...   the record-type counts differ by exactly this (variant - base)
@@ -21,8 +21,8 @@
 # and exits 1 if any scenario is not as expected (or its bench failed or lost
 # records), 2 on bad input.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 (($# == 3)) || die_usage "usage: stream-compare.sh BASE_RESULTS VARIANT VARIANT_RESULTS"
 base=$1 v=$2 res=$3
@@ -43,7 +43,7 @@ tname() {
 scenarios() { sed -n 's/^stream-end scenario=\([^ ]*\).*/\1/p' "$1" | tr -d '\r'; }
 end_field() { sed -n "s/^stream-end scenario=$2 .*$3=\([^ ]*\).*/\1/p" "$1" | tr -d '\r'; }
 norm() { # FILE SCENARIO
-	tr -d '\r' <"$1" | awk -v s="$2" '$1 == "S" && $2 == s' | awk -f "$LAB_ROOT/scripts/normalise-stream.awk" |
+	tr -d '\r' <"$1" | awk -v s="$2" '$1 == "S" && $2 == s' | awk -f "$LAB_ROOT/scripts/proof/normalise-stream.awk" |
 		if [[ $2 == primed ]]; then sed 's/^x[0-9]* //' | sort -u | sed 's/^/x1 /'; else cat; fi
 }
 # type counts of a normalised stream: "TYPE N" lines (xCOUNT multiplies)

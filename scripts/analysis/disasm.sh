@@ -5,11 +5,11 @@
 # a diff of the two with addresses normalised to function offsets. Also keeps
 # the text as an artifact in the variant's build dir (disasm-FUNCTION.txt).
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/disasm.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1 || $# == 2)) || die_usage "usage: run.sh disasm VARIANT [FUNCTION] (default FUNCTION io_issue_sqe)"

@@ -2,8 +2,8 @@
 # boot-one.sh VARIANT [STATE] [boot.sh options]: boot one guest interactively
 # (run.sh boot), print where its logs are and the parsed results.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 (($# >= 1)) || die_usage "usage: run.sh boot VARIANT [STATE] [--workloads a,b] [--runtime S] [--accel kvm|tcg|tcg-wall|auto] [--seed N] [--out DIR]"
 v=$1
@@ -26,9 +26,9 @@ out=${out:-$LAB_CACHE/boots/$v-$state-$(date +%Y%m%d-%H%M%S)}
 LAB_CHECK_ARGS=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --out "$out" "${args[@]}" "$v" "$state"
 [[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
 accel=$("$LAB_ROOT/guest/accel.sh" "$accel")
-"$LAB_ROOT/scripts/setup.sh" --check >/dev/null || "$LAB_ROOT/scripts/setup.sh"
+"$LAB_ROOT/scripts/run/setup.sh" --check >/dev/null || "$LAB_ROOT/scripts/run/setup.sh"
 rc=0
 "$LAB_ROOT/guest/boot.sh" --accel "$accel" --out "$out" "${args[@]}" "$v" "$state" || rc=$?
 log "boot $v/$state on $accel: $(sed -n 's/^status=//p' "$out/boot.info" 2>/dev/null || echo no-boot-info), logs in $out"
-"$LAB_ROOT/scripts/parse-results.sh" "$out/results.txt" 2>/dev/null || true
+"$LAB_ROOT/scripts/analysis/parse-results.sh" "$out/results.txt" 2>/dev/null || true
 exit "$rc"

@@ -8,8 +8,8 @@
 # LAB_CELL_RAN=1: the boot already ran on a worker host (lib/remote.sh) and
 # raw/V.S.rR holds its outputs: only classify (guest/boot.sh --ran) and parse.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 (($# == 10)) || die_usage "usage: matrix-cell.sh RUN_DIR VARIANT STATE REP SEED WORKLOADS PROFILE ACCEL RUNTIME UNIT"
 dir=$1 v=$2 s=$3 r=$4 seed=$5 wl=$6 prof=$7 accel=$8 runtime=$9 unit=${10}
@@ -25,7 +25,7 @@ setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" "${ran[@]}" --accel "$accel" 
 	--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/$raw" "${v%-aa}" "$s" 2>"$dir/$raw/boot.stderr" ||
 	boot_status=$(sed -n 's/^status=//p' "$dir/$raw/boot.info" 2>/dev/null || echo boot-error)
 wall=$(sed -n 's/^wall_secs=//p' "$dir/$raw/boot.info" 2>/dev/null || echo 0)
-parsed=$("$LAB_ROOT/scripts/parse-results.sh" "$dir/$raw/results.txt" 2>/dev/null || true)
+parsed=$("$LAB_ROOT/scripts/analysis/parse-results.sh" "$dir/$raw/results.txt" 2>/dev/null || true)
 report=""
 # the rows go to a temp file moved into place: a failed write (a full disk)
 # leaves no partial cell and no temp file behind
@@ -54,7 +54,7 @@ done >"$cell_tmp"
 # sink counts for states that run the audit record sink
 grep '^sink_line ' <<<"$parsed" | sed 's/^sink_line //' >"$dir/$raw/sink.txt" || true
 if [[ -n $prof ]]; then
-	"$LAB_ROOT/scripts/parse-profile.sh" "$dir/$raw/results.txt" |
+	"$LAB_ROOT/scripts/analysis/parse-profile.sh" "$dir/$raw/results.txt" |
 		sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
 fi
 mv -T "$cell_tmp" "$cell"

@@ -8,10 +8,10 @@
 #     (bench-openclose), io-wq (bench-nop-async, bench-openclose-async) from
 #     RUN_DIR/summary.csv; SQPOLL (bench-openclose-sqpoll) from
 #     RUN_DIR/footprint.csv: the instructions from io_submit_sqes' entry to its
-#     return (scripts/attribute.sh, the plugin's sub= count), so the SQPOLL
+#     return (scripts/run/attribute.sh, the plugin's sub= count), so the SQPOLL
 #     thread's idle spin is left out;
 #   - i-cache: Δ kernel text lines per op and Δ hot text bytes
-#     (footprint.csv, see scripts/attribute.sh);
+#     (footprint.csv, see scripts/run/attribute.sh);
 #   - correctness: the record stream (the count of stream-expect lines in the
 #     design's README: differences from the reference's stream that tests/61
 #     expects), runtime-disable= and proofs= in the design's meta;
@@ -28,9 +28,9 @@
 # Prints nothing when no design has a row in summary.csv. Called by
 # scripts/report.sh.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 (($# == 1)) || die_usage "usage: report-decision.sh RUN_DIR"
@@ -258,7 +258,7 @@ bases=""
 for v in $order; do bases+="$v=$(catalog_one_on "$(variant_base "$v")" baseline);"; done
 echo "### i-cache footprint and SQPOLL submissions (attribution boots, footprint.csv)"
 echo
-echo "Per attribution boot (tcg-icount, nokaslr, seed 1; scripts/attribute.sh): the distinct 64-byte lines of kernel"
+echo "Per attribution boot (tcg-icount, nokaslr, seed 1; scripts/run/attribute.sh): the distinct 64-byte lines of kernel"
 echo "text the measured window ran, the lines per op (each line weighed min(1, executions of its busiest instruction"
 echo "/ ops)), the bytes of kernel instructions run at least once per 64 ops (hot text), and the kernel instructions"
 echo "per op from \`io_submit_sqes\` entry to its return (the submission subtree; for bench-openclose-sqpoll the SQPOLL"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # summary.sh RUN: recompute results/RUN/summary.csv from results/RUN/cells.csv
-# with bench/labstat: exact cells (tcg-icount, every seed within 0.01) get the
+# with tools/labstat: exact cells (tcg-icount, every seed within 0.01) get the
 # exact delta; noisy cells the rank-sum test, the Hodges-Lehmann shift and its
 # interval, against nohooks pooled with the A/A control nohooks-aa;
 # Benjamini-Hochberg over all hook-cost cells (labstat -h); device-time
@@ -9,16 +9,16 @@
 # codegen control: a Δ is only taken within one base (labstat -B B=V,...).
 # Summaries are never edited by hand: this is the only writer.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 run=${1:-}
 [[ -n $run && $# == 1 ]] || die_usage "usage: run.sh summary RUN"
 dir=$(results_dir "$run")
 [[ -f $dir/cells.csv ]] || die_usage "summary: no results/$run/cells.csv; give a run id from results/"
-labstat=$(host_tool bench "$LAB_CACHE/bin" labstat)
+labstat=$(host_tool tools "$LAB_CACHE/tools" labstat)
 refuse_links "$dir"
 # written to a temp file (mktemp) and moved into place; labstat rejecting the
 # cells removes the old summary (never one of older cells left as if

@@ -15,8 +15,8 @@
 #                 liburing source package, the version LAB_PEER_DSC pins)
 #                 into $LAB_PEER_SRC; prints the unpacked tree
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 # what each package is for
 packages=(

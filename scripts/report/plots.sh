@@ -24,9 +24,9 @@
 # plots/ is rebuilt whole in a temp dir and swapped in at the end, with an
 # index figures.tsv (file, caption) that report.sh reads.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 run="" rules_wl=""

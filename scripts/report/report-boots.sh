@@ -4,11 +4,11 @@
 # states x reps) is named with its status: ok, failed (with the cells'
 # statuses), n/a, or not run (with the reason from not-run.csv, else "no
 # cells recorded"), so a boot that never ran cannot vanish from the report.
-# Boots beyond the planned reps (adaptive seeds, scripts/adaptive-seeds.sh)
+# Boots beyond the planned reps (adaptive seeds, scripts/run/adaptive-seeds.sh)
 # follow their variant and state's planned ones, marked extra.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
 
 (($# == 1)) || die_usage "usage: report-boots.sh RUN_DIR"
 dir=$1

@@ -7,9 +7,9 @@
 # --bases B1,B2 runs the variants' designs ported to each base tree, with
 # each base's own baseline and A/A control (lib/catalog.sh variants_for_bases).
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 slurm="" sbatch="" hosts="" boot_jobs="" seed_base="" variants="" states="" workloads="" reps="" runtime="" accel=auto resume="" run_id="" quick=0 profile="" verify="" cells_only=0 bases=""
@@ -46,9 +46,9 @@ check_accel "$accel" auto
 [[ -z $sbatch || -n $slurm ]] || die_usage "matrix: --sbatch needs --slurm SHARED_DIR"
 [[ $sbatch =~ ^[A-Za-z0-9=,:/._\ -]*$ ]] || die_usage "matrix: --sbatch takes sbatch options as plain words (letters, digits, =,:/._-)"
 if [[ -n $hosts || -n $slurm ]]; then
-	# shellcheck source=../lib/hosts.sh
+	# shellcheck source=../../lib/hosts.sh
 	. "$LAB_ROOT/lib/hosts.sh"
-	# shellcheck source=../lib/remote.sh
+	# shellcheck source=../../lib/remote.sh
 	. "$LAB_ROOT/lib/remote.sh"
 	if [[ -n $hosts ]]; then
 		host_lines "$hosts" >/dev/null
@@ -187,7 +187,7 @@ for r in $(seq "$reps"); do
 		for s in ${states//,/ }; do boots+=("$v $s $r"); done
 	done
 done
-# the attribution boots (scripts/attribute.sh --plan: one per variant x state
+# the attribution boots (scripts/run/attribute.sh --plan: one per variant x state
 # running a headline uring-bench workload, under tcg only) are boots of the
 # same plan, "V S attrib", run by the same loop with the same progress line;
 # their rows are assembled into attribution.csv at the end
@@ -196,7 +196,7 @@ if ((!cells_only)); then
 	while read -r v s wl; do
 		boots+=("$v $s attrib")
 		attrib_wl[$v.$s]=$wl
-	done < <("$LAB_ROOT/scripts/attribute.sh" --plan "$dir")
+	done < <("$LAB_ROOT/scripts/run/attribute.sh" --plan "$dir")
 fi
 total=${#boots[@]}
 done_before=0
@@ -350,7 +350,7 @@ all_wl=$(for s in ${states//,/ }; do state_workloads "$s" | tr ',' '\n'; done | 
 manifest_written=0
 write_manifest() {
 	((manifest_written)) && return 0
-	"$LAB_ROOT/scripts/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$all_wl" "$boot_jobs" "$seed_base"
+	"$LAB_ROOT/scripts/run/manifest.sh" "$dir" "$accel" "$runtime" "$reps" "$variants" "$states" "$all_wl" "$boot_jobs" "$seed_base"
 	manifest_written=1
 }
 
@@ -395,7 +395,7 @@ remote_boots() {
 		grep -q "^$v\.$s\.$r," "$rdir/hosts.csv" 2>/dev/null || continue
 		rm -rf "${dir:?}/raw/$v.$s.r$r"
 		remote_collect "$rdir/out/$v.$s.$r" "$dir/raw/$v.$s.r$r" || continue
-		LAB_CELL_RAN=1 "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$(seed_of "$v" "$r")" "$(state_workloads "$s")" \
+		LAB_CELL_RAN=1 "$LAB_ROOT/scripts/run/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$(seed_of "$v" "$r")" "$(state_workloads "$s")" \
 			"$(profile_for "$s" "$r")" "$accel" "$runtime" "$unit" || continue
 		boot_state[$i]=finished
 		ran_remote=$((ran_remote + 1))
@@ -417,7 +417,7 @@ start_boot() {
 	if [[ $r == attrib ]]; then
 		wl=${attrib_wl[$v.$s]}
 		log "[$((ran + nboots + 1))/$to_run] attribution boot $v / $s ($wl; plugin, nokaslr, seed 1; elapsed $(fmt_secs "$el")$eta)"
-		LAB_BOOT_PREBUILT=1 setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/attribute.sh" --cell "$dir" "$v" "$s" "$wl" &
+		LAB_BOOT_PREBUILT=1 setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/run/attribute.sh" --cell "$dir" "$v" "$s" "$wl" &
 		running_jobs[$!]="boot $i"
 		nboots=$((nboots + 1))
 		return
@@ -428,7 +428,7 @@ start_boot() {
 	log "[$((ran + nboots + 1))/$to_run] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
 	# the cell dies with the matrix, even a SIGKILLed one (parent-death signal);
 	# its guest dies with it in turn (see guest/boot.sh)
-	LAB_BOOT_PREBUILT=1 setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
+	LAB_BOOT_PREBUILT=1 setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/run/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit" &
 	running_jobs[$!]="boot $i"
 	nboots=$((nboots + 1))
 }
@@ -492,7 +492,7 @@ done
 # boots no finished kernel could run
 not_run=0
 for i in "${!boots[@]}"; do [[ ${boot_state[$i]} == pending ]] && not_run=$((not_run + 1)); done
-# why boots did not run, for the report's per-boot list (scripts/report-boots.sh)
+# why boots did not run, for the report's per-boot list (scripts/report/report-boots.sh)
 not_run_csv() { local k; for k in $build_failed; do echo "$k,failed to build (log raw/build-$k.log)"; done; }
 save "$dir/not-run.csv" not_run_csv
 write_run_csvs
@@ -509,30 +509,30 @@ if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
 post_failed=0
-# noisy cells get more seeds (scripts/adaptive-seeds.sh; the rule: lib/common.sh
+# noisy cells get more seeds (scripts/run/adaptive-seeds.sh; the rule: lib/common.sh
 # LAB_ADAPT_*); their boots join the run's, then cells.csv is written again
 if ((!cells_only)); then
-	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/adaptive-seeds.sh" "$dir" "$boot_jobs" &
+	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/run/adaptive-seeds.sh" "$dir" "$boot_jobs" &
 	running_jobs[$!]=adaptive
 	rc=0
 	wait "$!" || rc=$?
 	unset "running_jobs[$!]"
 	((rc == 0)) || { log "matrix: adaptive seeds: some extra boots failed or the rule could not run (see above)"; post_failed=1; }
-	mapfile -t -O "${#boots[@]}" boots < <("$LAB_ROOT/scripts/adaptive-seeds.sh" --list "$dir")
+	mapfile -t -O "${#boots[@]}" boots < <("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --list "$dir")
 	write_run_csvs
 fi
 # attribution.csv and footprint.csv from the attribution boots' rows
 if ((!cells_only)); then
-	"$LAB_ROOT/scripts/attribute.sh" --assemble "$dir" || post_failed=1
+	"$LAB_ROOT/scripts/run/attribute.sh" --assemble "$dir" || post_failed=1
 	((attrib_failed == 0)) || { log "matrix: $attrib_failed attribution boot(s) failed (cells.csv is intact)"; post_failed=1; }
 fi
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)
 run=$(basename "$dir")
-if "$LAB_ROOT/scripts/summary.sh" "$run"; then
+if "$LAB_ROOT/scripts/analysis/summary.sh" "$run"; then
 	if ((!cells_only)); then
-		"$LAB_ROOT/scripts/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
-		"$LAB_ROOT/scripts/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
+		"$LAB_ROOT/scripts/report/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
+		"$LAB_ROOT/scripts/report/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
 	fi
 else
 	log "matrix: summary failed (cells.csv is intact); the old summary.csv, plots and report.md are removed"

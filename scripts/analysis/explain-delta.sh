@@ -14,11 +14,11 @@
 # (lib/catalog.sh port_on) is explained against B's baseline. A Δ is never
 # taken across base trees.
 set -euo pipefail
-# shellcheck source=../lib/common.sh
-. "$(dirname "$0")/../lib/common.sh"
-# shellcheck source=../lib/disasm.sh
+# shellcheck source=../../lib/common.sh
+. "$(dirname "$0")/../../lib/common.sh"
+# shellcheck source=../../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
-# shellcheck source=../lib/catalog.sh
+# shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
 usage="usage: run.sh explain VARIANT [--function F] [--workload W] [--state S] [--base B]"
