@@ -68,3 +68,6 @@ check "try: exit 0 and a decision table in ${secs}s (rc $rc)" both test "$rc" = 
 check "try: a comment-only patch gives upstream's Δ (idle bench-nop: $(row idle bench-nop 3) vs $(row idle bench-nop 4))" \
 	both test -n "$(row idle bench-nop 3)" -- test "$(row idle bench-nop 3)" = "$(row idle bench-nop 4)"
 check "try: no kernel splat reported" grep -q '^# no kernel splat' "$tmp/try.out"
+# the record-stream proof against upstream: a comment changes no record
+check "try: the record-stream proof against upstream: every scenario as expected ($(grep '^# record stream' "$tmp/try.out" || echo none))" \
+	grep -qE '^# record stream vs upstream: ([1-9][0-9]*) of \1 scenarios as expected$' "$tmp/try.out"

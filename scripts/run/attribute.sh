@@ -179,15 +179,22 @@ plan() {
 # (attribution/V.S.csv there means the boot is done); a failed boot writes
 # none and says why on one line
 cell() {
-	local v=$1 s=$2 wl=$3 o plugin rc=0
+	local v=$1 s=$2 wl=$3 o plugin rc=0 bpid
 	plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
 	o=$dir/raw/attrib/$v.$s
 	rm -rf "$o"
 	mkdir -p "$o" "$dir/attribution"
-	# boot.sh dies with this script (parent-death signal), and QEMU with boot.sh
+	# boot.sh dies with this script (parent-death signal), and QEMU with boot.sh;
+	# a stop (TERM, INT) is passed on to it at once: it runs in the background
+	# and is waited for, so the trap runs without waiting for the boot
 	setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
 		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn,lines=1,sub=$subfn" \
-		--out "$o" "$v" "$s" 2>"$o/boot.stderr" || rc=$?
+		--out "$o" "$v" "$s" 2>"$o/boot.stderr" &
+	bpid=$!
+	trap 'kill -TERM "$bpid" 2>/dev/null; exit 143' TERM
+	trap 'kill -TERM "$bpid" 2>/dev/null; exit 130' INT
+	wait "$bpid" || rc=$?
+	trap - TERM INT
 	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl" &&
 		footprint "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.footprint.tmp"; then
 		mv "$dir/attribution/$v.$s.footprint.tmp" "$dir/attribution/$v.$s.footprint"

@@ -9,8 +9,10 @@
 # VARIANT (states off, idle, syscall-1, uring-hit; each state's own workloads,
 # 1 guest second, N reps, as the default matrix does, so the baseline cells
 # come from the cell store when a matrix ran before), and one decision table
-# is printed: Δ per op versus that baseline for the patch and for VARIANT, and any
-# kernel splat of the patched kernel.
+# is printed: Δ per op versus that baseline for the patch and for VARIANT
+# (bench-nop, -nop-async (io-wq), -read, -openclose, randread-qd128), any
+# kernel splat of the patched kernel, and the record-stream proof of the
+# patched kernel against the base's reference (upstream), record by record.
 # --hosts / --slurm: the cells the store lacks run on worker hosts (GNU
 # parallel over SSH, or one Slurm job array), as matrix --hosts/--slurm runs
 # them; the options are matrix.sh's, checked by it before the build.
@@ -107,7 +109,12 @@ if [[ ! -f $LAB_VARIANTS/$id/series ]]; then
 		echo "try-$i.patch" >>"$new/series"
 	done
 	[[ -f $vdir/config ]] && cp "$vdir/config" "$new/config"
-	echo "$id: ${patches[*]##*/} on $on, a temporary variant of run.sh try" >"$new/README"
+	# $on's record-stream expectations are the patch's too: a patch that
+	# changes what is audited shows as a stream that differs from them
+	{
+		echo "$id: ${patches[*]##*/} on $on, a temporary variant of run.sh try"
+		grep '^stream-expect:' "$vdir/README" || true
+	} >"$new/README"
 	mv -T "$new" "$LAB_VARIANTS/$id" 2>/dev/null || rm -rf "$new"
 fi
 variants_reload
@@ -134,7 +141,7 @@ log "try: cells done in $(fmt_secs $(($(now) - start)))"
 echo "# $id: ${patches[*]##*/} on $on; Δ instructions/op vs $bl ($reps seed(s) a side; exact where every seed agrees, else the Hodges-Lehmann shift; * = significant: summary.csv, labstat)"
 awk -F, -v p="$id" -v on="$on" '
 NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-$c["workload"] ~ /^bench-(nop|read|openclose)$|^randread-qd128$/ && ($c["variant"] == p || $c["variant"] == on) {
+$c["workload"] ~ /^bench-(nop|nop-async|read|openclose)$|^randread-qd128$/ && ($c["variant"] == p || $c["variant"] == on) {
 	k = $c["state"] " " $c["workload"]
 	if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 	v = $c["delta_ns_per_op"] == "" ? "—" : sprintf("%+.1f%s", $c["delta_ns_per_op"], $c["significant"] == "yes" ? "*" : "")
@@ -156,4 +163,39 @@ for d in "$dir"/raw/"$id".*; do
 done
 ((splats)) || echo "# no kernel splat in $id's boots"
 echo "# cells: $dir/cells.csv"
+
+# the record-stream proof against the base's reference (upstream): every
+# audit record of every scenario, normalised and compared, with $on's
+# expectations (guest/scripts/stream-proof.sh, scripts/proof/stream-compare.sh);
+# both boots are cells of the store under tcg, so the reference's is a hit
+# after the first try. LAB_TRY_PROOF=0 leaves it out.
+if [[ ${LAB_TRY_PROOF:-1} == 1 ]]; then
+	ref=$(reference_on "$base")
+	accel=$(sed -n 's/^accel=//p' "$dir/matrix.conf")
+	if [[ -z $ref ]]; then
+		echo "# record stream: base $base has no reference variant (reference=yes in a meta): not compared"
+	elif ! has_audit "$id"; then
+		echo "# record stream: $id has no audit (CONFIG_AUDIT off): nothing to compare"
+	else
+		log "try: record-stream proof: $id and $ref (state smack, every scenario)"
+		pids=()
+		for v in "$ref" "$id"; do
+			setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel "$accel" --script stream-proof --timeout 600 \
+				--out "$dir/proof/$v" "$v" smack >"$dir/proof-$v.log" 2>&1 &
+			pids+=("$!")
+		done
+		prc=0
+		for p in "${pids[@]}"; do wait "$p" || prc=1; done
+		if ((prc)) || [[ ! -f $dir/proof/$ref/results.txt || ! -f $dir/proof/$id/results.txt ]]; then
+			echo "# record stream: a proof boot failed (logs: $dir/proof-$ref.log, $dir/proof-$id.log)"
+			rc=1
+		else
+			vrc=0
+			"$LAB_ROOT/scripts/proof/stream-compare.sh" "$dir/proof/$ref/results.txt" "$id" "$dir/proof/$id/results.txt" >"$dir/stream.txt" || vrc=$?
+			echo "# record stream vs $ref: $(awk '/^stream / { n++; if (/ ok=1/) k++ } END { printf "%d of %d scenarios as expected", k, n }' "$dir/stream.txt")$( ((vrc)) && echo "; NOT AS EXPECTED:")"
+			grep '^stream .* ok=0\|^lsm .* ok=0' "$dir/stream.txt" | sed 's/^/#   /' || true
+			((vrc == 0)) || rc=1
+		fi
+	fi
+fi
 exit "$rc"
