@@ -222,7 +222,8 @@ static void usage(FILE *f)
 "  interval and coverage, as summary computes them.\n"
 "bh: Benjamini-Hochberg q-values of the p-values, in the order given.\n"
 "\n"
-"  -B base       base variant (required: the catalog's baseline)\n"
+"  -B base       base variant: the catalog's baseline (default none: no\n"
+"                deltas, figures only)\n"
 "  -a aa         A/A variant: base kernel, other seeds (default none)\n"
 "  -g codegen    codegen control variant (default none)\n"
 "                -B, -a, -g: one variant, or BASE=VARIANT,... one per base\n"
@@ -2005,22 +2006,19 @@ out:
 	return ret;
 }
 
-/* summary's -B, -a and -g: the baseline is required, the controls optional */
+/* summary's -B, -a and -g: each optional (none: no such rows), each a list */
 static int check_controls(const char *base, const char *aa,
 			  const char *codegen)
 {
-	if (!base)
-		return bad_usage("summary needs the baseline: -B VARIANT or -B BASE=VARIANT,... (%s passes the catalog's)",
-				 "scripts/analysis/summary.sh");
-	if (!ctl_list_ok(base) || (*aa && !ctl_list_ok(aa)) ||
+	if ((*base && !ctl_list_ok(base)) || (*aa && !ctl_list_ok(aa)) ||
 	    (*codegen && !ctl_list_ok(codegen)))
 		return bad_usage("-B, -a and -g take one variant or BASE=VARIANT,... (got '%s')",
-				 !ctl_list_ok(base) ? base :
+				 (*base && !ctl_list_ok(base)) ? base :
 				 (*aa && !ctl_list_ok(aa)) ? aa : codegen);
-	if (!strcmp(base, aa))
+	if (*base && !strcmp(base, aa))
 		return bad_usage("the base and the A/A variant are both '%s'; the A/A variant must be a separate set of reps",
 				 base);
-	if (!strcmp(base, codegen))
+	if (*base && !strcmp(base, codegen))
 		return bad_usage("the base and the codegen A/A variant are both '%s'; the codegen control must be a separately built kernel",
 				 base);
 	return 0;
@@ -2033,7 +2031,7 @@ int main(int argc, char **argv)
 		.seed = DEF_SEED,
 		.conf = DEF_CONF,
 	};
-	const char *cmd, *base = NULL, *aa = "", *codegen = "";
+	const char *cmd, *base = "", *aa = "", *codegen = "";
 	const char *device_time = "";
 	double qlevel = DEF_FDR;
 	unsigned long ul;
@@ -2123,7 +2121,7 @@ int main(int argc, char **argv)
 			return EXIT_INPUT;
 		}
 	}
-	if (strcmp(cmd, "summary") && (base || *aa || *codegen ||
+	if (strcmp(cmd, "summary") && (*base || *aa || *codegen ||
 				       *device_time || *row_base_default))
 		return bad_usage("-B, -a, -g, -b and -D are for summary only, not %s",
 				 cmd);
