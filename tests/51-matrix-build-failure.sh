@@ -42,4 +42,5 @@ fi
 check "no cells for the kernel that failed to build" bash -c "! ls '$d/cells/$v'.* 2>/dev/null | grep -q ."
 check "the failure names the kernel and its build log" grep -q "kernel $v failed to build (rc [0-9]*, log $d/raw/build-$v.log)" "$tmp/log"
 check "the build log holds the failing patch's name" grep -q '0001-bad.patch does not apply' "$d/raw/build-$v.log"
-check "the run says how many boots were not run and how to resume" grep -q "1 boots not run: kernel(s) $v failed to build; .*--resume broken" "$tmp/log"
+# (2: its timed boot and its attribution boot, both boots of the one plan)
+check "the run says how many boots were not run and how to resume" grep -q "2 boots not run: kernel(s) $v failed to build; .*--resume broken" "$tmp/log"
