@@ -171,7 +171,9 @@ echo "# cells: $dir/cells.csv"
 # after the first try. LAB_TRY_PROOF=0 leaves it out.
 if [[ ${LAB_TRY_PROOF:-1} == 1 ]]; then
 	ref=$(reference_on "$base")
-	accel=$(sed -n 's/^accel=//p' "$dir/matrix.conf")
+	# (the run's accelerator: matrix.conf read by its one reader)
+	accel=""
+	read_matrix_conf "$dir/matrix.conf"
 	if [[ -z $ref ]]; then
 		echo "# record stream: base $base has no reference variant (reference=yes in a meta): not compared"
 	elif ! has_audit "$id"; then
