@@ -21,7 +21,8 @@
 fake_lab() {
 	local d=$1 v
 	shift
-	export LAB_VARIANTS=$d/variants LAB_TREES=$LAB_CACHE/test-fake-trees LAB_RESULTS=$d/results
+	# (LAB_BUILD_SEED=0: the fake make builds at the tree's own path, kernel/build.sh)
+	export LAB_VARIANTS=$d/variants LAB_TREES=$LAB_CACHE/test-fake-trees LAB_RESULTS=$d/results LAB_BUILD_SEED=0
 	export PATH=$d/fakebin:$PATH FAKE_CONFIG_CACHE=$LAB_CACHE/test-fake-trees/config-cache
 	mkdir -p "$d/fakebin" "$LAB_VARIANTS"
 	for v in "$@"; do
