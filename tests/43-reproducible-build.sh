@@ -10,7 +10,7 @@
 # machine, at another absolute path, from an empty cache, so this also
 # proves a seeded build is the cold build. (Every other variant is built by
 # the proof tests, which boot it; on 2 cores building all 14 here took
-# longer than a test file's 45 minutes.) kernel/build.sh pins
+# longer than the 45 minutes a test file then had.) kernel/build.sh pins
 # KBUILD_BUILD_TIMESTAMP (a date, so the built-in initramfs cpio gets fixed
 # mtimes), _USER, _HOST and _VERSION, regenerates that cpio on every build,
 # and builds with O= inside the tree (relative paths).
