@@ -35,7 +35,7 @@ for p in "${patches[@]}"; do
 		touched+=("$f")
 		if [[ -f $new/$f ]]; then
 			# break the hard link so patch cannot write through to the pristine tree
-			cp -p "$new/$f" "$new/$f.unlink" && mv "$new/$f.unlink" "$new/$f"
+			unlink_file "$new/$f"
 		fi
 	done < <(sed -n 's|^+++ b/\([^[:space:]]*\).*|\1|p' "$vdir/$p")
 	if ! out=$(patch -d "$new" -p1 --forward --batch --no-backup-if-mismatch <"$vdir/$p" 2>&1); then
@@ -50,7 +50,7 @@ old_list=$tree/.lab-patched-files
 if [[ -f $old_list ]]; then
 	while read -r f; do
 		[[ -f $new/$f ]] || continue
-		cp -p "$new/$f" "$new/$f.unlink" && mv "$new/$f.unlink" "$new/$f"
+		unlink_file "$new/$f"
 		touch "$new/$f"
 	done <"$old_list"
 fi

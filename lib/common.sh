@@ -189,6 +189,10 @@ csv_bases() {
 }
 base_tarball() { if [[ $1 == "$LAB_DEFAULT_BASE" ]]; then echo "$LAB_SRC_TARBALL"; else echo "/usr/src/linux-source-$1.tar.xz"; fi; }
 base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
+# unlink_file FILE: give FILE (hard-linked from the pristine tree, cp -al) an
+# inode of its own, same content and mtime, so that patch or touch cannot
+# write through to the pristine tree (kernel/prepare-tree.sh, kernel/build.sh)
+unlink_file() { cp -p "$1" "$1.unlink" && mv "$1.unlink" "$1"; }
 
 # series_patches SERIES_FILE: the patch file names a series lists, in order
 # ('#' comments, the '# base:' line among them, and blank lines ignored).

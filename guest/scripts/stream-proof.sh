@@ -174,9 +174,9 @@ fi
 
 # primed: an SQPOLL ring and an io-wq worker run ops while a rule exists,
 # the rule is deleted, and the same thread keeps issuing ops with no rules.
-# The rule lives 0.1 s of guest time (~8,000 records, compared as a set of
-# distinct records): with 1 s the scenario printed ~80,000 records, 9.8 MB
-# through the emulated serial port, most of a 90 s boot.
+# The rule lives 0.1 s of guest time (8,600-9,800 lines, ~1.1 MB; compared
+# as a set of distinct records): with 1 s the scenario printed ~80,000 lines,
+# 9.8 MB through the emulated serial port, most of a 63-119 s boot.
 sink_start
 uring-rule add -k st all >/dev/null
 uring-bench -t 1 -i 0 -m openclose -S >/tmp/sp.out 2>/tmp/sp.err &
