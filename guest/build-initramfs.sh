@@ -37,6 +37,12 @@ fi
 # auditctl comes from auditd's .deb unpacked into the cache, never from an
 # installed auditd (that would start a daemon on the host: scripts/run/setup.sh)
 [[ -x $LAB_AUDITCTL ]] || "$LAB_ROOT/scripts/run/setup.sh" --guest-debs
+# guest_workload_files: the workload and state definitions the guest reads.
+# Host-side lists (workloads/matrix.variants) are not guest content: adding a
+# variant to the default list must not change the image, nor any cell key.
+guest_workload_files() {
+	find "$LAB_ROOT/workloads" -type f \( -name '*.bench' -o -name '*.fio' -o -name '*.state' \) | LC_ALL=C sort
+}
 host_bins=(/bin/busybox /usr/bin/fio "$LAB_AUDITCTL")
 for b in "${host_bins[@]}"; do
 	[[ -x $b ]] || die "$b missing; run './run.sh setup'"
@@ -49,7 +55,8 @@ perf_bin=$(find /usr/bin -maxdepth 1 -name 'perf_[0-9]*' | sort | tail -1)
 if [[ -z $perf_bin && $(head -c4 /usr/bin/perf 2>/dev/null | tail -c3) == ELF ]]; then perf_bin=/usr/bin/perf; fi
 
 mapfile -t input_files < <(printf '%s\n' "${host_bins[@]}" "${lab_bins[@]}" ${perf_bin:+"$perf_bin"} "$0" "$LAB_ROOT/guest/init" "$LAB_ROOT/lib/kernel-trouble.txt"
-	find "$LAB_ROOT/workloads" "$LAB_ROOT/guest/scripts" -type f | LC_ALL=C sort)
+	guest_workload_files
+	find "$LAB_ROOT/guest/scripts" -type f | LC_ALL=C sort)
 cell_hash "${input_files[@]}"
 # content hashes only: the same inputs give the same id from any working dir
 id=$(for f in "${input_files[@]}"; do echo "${CELL_SHA[$f]}"; done | sha256sum | awk '{print $1}')
@@ -106,7 +113,7 @@ done | sort -u | while read -r lib; do
 done
 cp "$LAB_ROOT/guest/init" "$root/init"
 cp "$LAB_ROOT/lib/kernel-trouble.txt" "$root/lab/kernel-trouble.txt"
-find "$LAB_ROOT/workloads" -maxdepth 1 -type f -exec cp {} "$root/lab/workloads/" \;
+guest_workload_files | grep -v '\.state$' | xargs cp -t "$root/lab/workloads/"
 cp "$LAB_ROOT"/workloads/states/*.state "$root/lab/states/"
 mkdir -p "$root/lab/scripts"
 cp "$LAB_ROOT"/guest/scripts/*.sh "$root/lab/scripts/"
