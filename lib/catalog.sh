@@ -22,23 +22,36 @@ variant_meta() {
 	echo "${val:-${3:-}}"
 }
 
+# The _cat_* helpers set REPLY from the loaded catalog (variants_load) in the
+# caller's shell: a lookup in a $(...) costs a fork, and the report's catalog
+# loops made thousands of them (report-decision.sh ~10 s on a 16-variant run).
+# _cat_meta VARIANT KEY [DEFAULT]
+_cat_meta() { REPLY=${_VAR_META[${1%-aa}|$2]-}; REPLY=${REPLY:-${3:-}}; }
+# _cat_role VARIANT
+_cat_role() {
+	if [[ $1 == *-aa && ${_VAR_META[${1%-aa}|seed-control]-} == "$1" ]]; then REPLY=seed-control; else _cat_meta "$1" role design; fi
+}
+# _cat_base VARIANT (no check of the '# base:' line: variant_base does that)
+_cat_base() { REPLY=${_VAR_BASE[$1]-}; REPLY=${REPLY:-$LAB_DEFAULT_BASE}; }
+# _cat_design VARIANT
+_cat_design() { _cat_meta "${1%-aa}" design "${1%-aa}"; }
+
 # variant_role VARIANT: its role; a declared seed-control pseudo-variant is
 # seed-control; a variant without a meta is a design
 variant_role() {
-	if [[ $1 == *-aa && $(variant_meta "${1%-aa}" seed-control) == "$1" ]]; then
-		echo seed-control
-	else
-		variant_meta "$1" role design
-	fi
+	variants_load
+	_cat_role "$1"
+	echo "$REPLY"
 }
 
 # variants_with ROLE...: the known variants with one of these roles, in
 # catalog order (order=, then name), one a line
 variants_with() {
-	local v r want=" $* "
-	for v in $(known_variants); do
-		r=$(variant_role "$v")
-		if [[ $want == *" $r "* ]]; then echo "$(variant_meta "$v" order 50) $v"; fi
+	local v want=" $* "
+	variants_load
+	for v in $_VAR_NAMES; do
+		_cat_role "$v"
+		[[ $want != *" $REPLY "* ]] || { _cat_meta "$v" order 50; echo "$REPLY $v"; }
 	done | sort -k1,1n -k2 | awk '{print $2}'
 }
 
@@ -60,19 +73,20 @@ seed_control_of() { variant_meta "$1" seed-control; }
 
 # variant_design VARIANT: the design VARIANT is a port of (its own name if none)
 variant_design() {
-	local v=$1
-	[[ $v == *-aa ]] && v=${v%-aa}
-	variant_meta "$v" design "$v"
+	variants_load
+	_cat_design "$1"
+	echo "$REPLY"
 }
 
 # variants_on BASE ROLE...: variants_with ROLE..., only those on BASE
 variants_on() {
 	local b=$1 v
 	shift
+	variants_load
 	for v in $(variants_with "$@"); do
-		[[ $(variant_base "${v%-aa}") == "$b" ]] && echo "$v"
+		_cat_base "${v%-aa}"
+		[[ $REPLY != "$b" ]] || echo "$v"
 	done
-	return 0
 }
 
 # catalog_one_on BASE ROLE: the one variant with ROLE on BASE (empty if none)
@@ -81,17 +95,18 @@ catalog_one_on() { variants_on "$1" "$2" | awk 'NR == 1'; }
 # reference_on BASE: the variant that is BASE's audit code as is (reference=yes)
 reference_on() {
 	local v
-	for v in $(known_variants); do
-		# (if, not &&: a last variant that is no match must not fail the
-		# loop, and with it a caller under pipefail)
-		if [[ $(variant_meta "$v" reference) == yes && $(variant_base "$v") == "$1" ]]; then echo "$v"; fi
-	done | awk 'NR == 1'
+	variants_load
+	for v in $_VAR_NAMES; do
+		_cat_base "$v"
+		if [[ ${_VAR_META[$v|reference]-} == yes && $REPLY == "$1" ]]; then echo "$v"; return 0; fi
+	done
 }
 
 # known_bases: the bases of the known variants, oldest first
 known_bases() {
 	local v
-	for v in $(known_variants); do variant_base "$v"; done | sort -u -V
+	variants_load
+	for v in $_VAR_NAMES; do _cat_base "$v"; echo "$REPLY"; done | sort -u -V
 }
 
 # port_on BASE DESIGN: the variant on BASE that is a port of DESIGN (empty if
@@ -104,10 +119,15 @@ port_on() {
 		[[ -z $v ]] || seed_control_of "$v"
 		return 0
 	fi
-	d=$(variant_design "$d")
-	for v in $(known_variants); do
-		[[ $(variant_design "$v") == "$d" && $(variant_base "$v") == "$b" ]] && echo "$v"
-	done | awk 'NR == 1'
+	variants_load
+	_cat_design "$d"
+	d=$REPLY
+	for v in $_VAR_NAMES; do
+		_cat_base "$v"
+		[[ $REPLY == "$b" ]] || continue
+		_cat_design "$v"
+		[[ $REPLY != "$d" ]] || { echo "$v"; return 0; }
+	done
 }
 
 # bases_of VARIANTS: the bases of a comma list of variants (-aa pseudo-variants
@@ -173,11 +193,17 @@ roles_by_base() {
 # catalog order, then one per declared seed control, ';'-separated ('-' for
 # an empty value)
 catalog_rows() {
-	local v sc entries=()
+	local v sc b d r entries=()
+	variants_load
 	for v in $(variants_with baseline codegen-control config-floor design proof-only); do
-		sc=$(seed_control_of "$v")
-		entries+=("$v $(variant_base "$v") $(variant_design "$v") $(variant_role "$v") $(variant_meta "$v" reference -) ${sc:--}")
-		[[ -z $sc ]] || entries+=("$sc $(variant_base "$v") $(variant_design "$v") seed-control - -")
+		variant_base "$v" >/dev/null # (checks the '# base:' line)
+		_cat_base "$v"; b=$REPLY
+		_cat_design "$v"; d=$REPLY
+		_cat_role "$v"; r=$REPLY
+		_cat_meta "$v" seed-control; sc=$REPLY
+		_cat_meta "$v" reference -
+		entries+=("$v $b $d $r $REPLY ${sc:--}")
+		[[ -z $sc ]] || entries+=("$sc $b $d seed-control - -")
 	done
 	(IFS=';'; echo "${entries[*]}")
 }

@@ -48,21 +48,49 @@ annotate_listing() {
 
 # exec_path ANNOTATED: the executed path, in address order: "insn  xPER-OP",
 # offsets dropped and branch targets inside the function as +X, so that two
-# kernels' paths diff by instruction
-exec_path() {
-	awk '$2 + 0 > 0 { ins = substr($0, index($0, $2) + length($2) + 2); gsub(/\+0x[0-9a-f]+>/, "+X>", ins); printf "%-48s x%.4f\n", ins, $2 }' "$1"
-}
+# kernels' paths diff by instruction (the program writes to awk's variable out)
+# shellcheck disable=SC2016 # (awk's $2, not the shell's)
+_EXEC_PATH_AWK='$2 + 0 > 0 { ins = substr($0, index($0, $2) + length($2) + 2); gsub(/\+0x[0-9a-f]+>/, "+X>", ins); printf "%-48s x%.4f\n", ins, $2 > out }'
+exec_path() { awk -v out=/dev/stdout "$_EXEC_PATH_AWK" "$1"; }
 
 # path_diff BASE_ANNOTATED VARIANT_ANNOTATED: unified diff of the two executed
 # paths (- only the base runs, + only the variant runs), then one line
 # "# diff: N executed instructions only in the variant (+X/op), M only in the
 # base (-Y/op): net +Z/op"; the net is the Δ of the function
 path_diff() {
-	local d
-	# diff exits 1 when the paths differ: the expected case
-	d=$(diff -u <(exec_path "$1") <(exec_path "$2") | tail -n +3 || true)
-	[[ -n $d ]] && printf '%s\n' "$d"
-	printf '%s\n' "$d" | awk '
+	local w rc=0
+	w=$(mktemp -d)
+	path_diffs "$w" "$1" "$2" one && cat "$w/one.diff" || rc=$?
+	rm -rf "$w"
+	return "$rc"
+}
+
+# path_diffs DIR BASE VARIANT NAME [BASE VARIANT NAME]...: path_diff of each
+# pair into DIR/NAME.diff, with a fixed number of processes per pair (one
+# diff) rather than per pair and path (a report diffs ~150 pairs)
+path_diffs() {
+	local dir=$1 f order=()
+	local -A idx=()
+	shift
+	mkdir -p "$dir/p"
+	# every path once, in one awk: DIR/p/N for the N-th distinct file
+	for f in "$@"; do
+		[[ -n ${idx[$f]+x} || ! -f $f ]] || { order+=("$f"); idx[$f]=${#order[@]}; : >"$dir/p/${#order[@]}"; }
+	done
+	((${#order[@]} == 0)) || awk -v dir="$dir/p" 'FNR == 1 { close(out); out = dir "/" ++n } '"$_EXEC_PATH_AWK" "${order[@]}" || return 1
+	while (($# >= 3)); do
+		# diff exits 1 when the paths differ: the expected case; #END ends the
+		# pair's output, which is empty when the paths are the same
+		{ diff -u "$dir/p/${idx[$1]}" "$dir/p/${idx[$2]}" || (($? == 1)) && echo '#END'; } >"$dir/$3.raw" || return 1
+		shift 3
+	done
+	awk '
+		FNR == 1 { out = FILENAME; sub(/\.raw$/, ".diff", out); na = nd = add = del = 0 }
+		FNR <= 2 && /^(---|\+\+\+) / { next }
+		$0 == "#END" {
+			printf "# diff: %d executed instructions only in the variant (+%.2f/op), %d only in the base (-%.2f/op): net %+.2f/op\n", na, add, nd, del, add - del > out
+			close(out); next }
+		{ print > out }
 		/^[-+]/ && !/^@@/ { x = $NF; sub(/^x/, "", x); if (substr($0, 1, 1) == "+") { add += x; na++ } else { del += x; nd++ } }
-		END { printf "# diff: %d executed instructions only in the variant (+%.2f/op), %d only in the base (-%.2f/op): net %+.2f/op\n", na, add, nd, del, add - del }'
+	' "$dir"/*.raw
 }
