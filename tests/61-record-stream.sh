@@ -67,7 +67,7 @@ for v in $variants; do
 	has_audit "$v" || continue
 	progress "$n" "$total" "$start" "record stream: $v" 2>&1 | sed 's/^/# /'
 	out=$tmp/$v
-	if ! "$LAB_ROOT/guest/boot.sh" --accel "$accel" --script stream-proof --timeout 600 --out "$out" "$v" smack >"$tmp/$v.log" 2>&1; then
+	if ! "$LAB_ROOT/scripts/proof/stream-proofs.sh" --boot "$accel" "$out" "$v" >"$tmp/$v.log" 2>&1; then
 		tail -5 "$tmp/$v.log" | sed 's/^/    /'
 		kernel_trouble "$out/console.log" 2>/dev/null | head -5 | sed 's/^/    /' || true
 		not_ok "$v: stream-proof boot finished cleanly ($(sed -n 's/^status=//p' "$out/boot.info" 2>/dev/null))"

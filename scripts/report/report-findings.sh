@@ -4,9 +4,10 @@
 # reproduce it, the recorded console excerpts (tests/data/consoles/
 # runtime-disable-*.log, captured from real boots by tests/62-runtime-disable.sh
 # runs), and the fix variant; the record-stream proof's verdicts per variant
-# and scenario (tests/data/streams/verdicts-tcg.txt, recorded from real
+# and scenario (RUN_DIR/streams.txt, the run's own proof boots, when given and
+# there; else tests/data/streams/verdicts-tcg.txt, recorded from real
 # tests/61-record-stream.sh boots); and which of the RFC's LSM parts 6.1 has
-# and which the lab exercises. Called by scripts/report.sh.
+# and which the lab exercises. Called by scripts/report/report.sh [RUN_DIR].
 set -euo pipefail
 # shellcheck source=../../lib/common.sh
 . "$(dirname "$0")/../../lib/common.sh"
@@ -80,15 +81,18 @@ else
 fi
 echo
 
-verdicts=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt
+# the record-stream verdicts: RUN_DIR's own proof boots (streams.txt,
+# scripts/proof/stream-proofs.sh) when it has them, else the committed record
+verdicts=${1:+$1/streams.txt}
+[[ -n $verdicts && -f $verdicts ]] || verdicts=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt
 if [[ -f $verdicts ]]; then
-	echo "### Record streams: each design against upstream, record by record"
+	echo "### Record streams: each design against its base's reference, record by record"
 	echo
 	echo "guest/scripts/stream-proof.sh captures every audit record (all types) per scenario;"
 	echo "scripts/proof/stream-compare.sh normalises stamps, pids and inodes to their order and compares each"
-	echo "variant's stream with upstream's. \`same\`: identical; \`TYPE:+N\`: the type counts differ by"
-	echo "exactly that; \`content\`: same counts, different records. Every verdict equals the one written"
-	echo "in the variant's README (stream-expect lines), checked by tests/61-record-stream.sh. Recorded:"
+	echo "variant's stream with its base tree's reference (the tree's audit code as is). \`same\`: identical; \`TYPE:+N\`: the type counts differ by"
+	echo "exactly that; \`content\`: same counts, different records. Each verdict must equal the one written"
+	echo "in the variant's README (stream-expect lines; **(unexpected)** marks one that does not). Source:"
 	sed -n '1,2s/^# //p' "$verdicts" | tr '\n' ' '; echo
 	echo
 	awk '$1 == "stream" { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
@@ -98,13 +102,21 @@ if [[ -f $verdicts ]]; then
 			printf "|---|"; for (j = 1; j <= ns; j++) printf "---|"; print ""
 			for (i = 1; i <= nv; i++) { printf "| %s |", vs[i]; for (j = 1; j <= ns; j++) printf " %s |", g[vs[i], ss[j]]; print "" } }' "$verdicts"
 	echo
-	echo "What the differences are: rfc and rfc-placement audit NOP (8 URINGOP records for the inline"
-	echo "NOP batch under an all-opcode rule); the RFC as posted (rfc) logs URINGOP records of ops issued"
-	echo "inline in a syscall context without \`success=\`/\`exit=\` (its exit records no result there);"
-	echo "nohooks never logs URINGOP. static-key and upstream-fix are identical to upstream in every"
-	echo "scenario, including lsm-norule: Smack AVC records with audit enabled and no rule (static-key's"
-	echo "key off), from ops issued inline, on io-wq and by an SQPOLL ring."
+	echo "Identical to the reference in every scenario: $(awk '$1 == "stream" { split($2, kv, "="); v = kv[2]; if (!(v in seen)) { seen[v] = 1; o[++n] = v }; if ($0 !~ / got=same /) diff[v] = 1 }
+		END { for (i = 1; i <= n; i++) if (!(o[i] in diff)) { printf "%s%s", sep, o[i]; sep = ", " }; if (!sep) printf "none" }' "$verdicts")."
 	echo
+	# why a stream differs: the reasons its README gives beside the expectation
+	why=$(awk '$1 == "stream" && $0 !~ / got=same / { for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }; print f["variant"], f["scenario"], f["got"] }' "$verdicts" |
+		while read -r v sc got; do
+			r=$(sed -n "s/^stream-expect: $sc [^ ]*[[:space:]]*(\(.*\))[[:space:]]*\$/\1/p" "$(variants_dir)/$v/README" 2>/dev/null | head -1)
+			[[ -z $r ]] || echo "- $v / $sc ($got): $r"
+		done)
+	if [[ -n $why ]]; then
+		echo "Where a stream differs, the variant's README says why:"
+		echo
+		echo "$why"
+		echo
+	fi
 	echo "Smack denials, every variant (the lsm scenarios, checked in the guest): $(awk '$1 == "lsm" { n++; if ($0 ~ / ok=1 /) k++ } END { printf "%d of %d as expected", k, n }' "$verdicts"):"
 	echo "an OPENAT, by a task without CAP_MAC_OVERRIDE, of a file labelled for another subject fails with -EACCES inline, on"
 	echo "io-wq and from an SQPOLL ring, each with a Smack AVC record stamped like upstream's; an"

@@ -32,8 +32,13 @@ summary=$1/summary.csv
 [[ -f $summary ]] || die_usage "report-headline: no $summary; run ./run.sh summary first"
 attribution=$1/attribution.csv
 [[ -f $attribution ]] || attribution=/dev/null
-streams=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt
-[[ -f $streams ]] || streams=/dev/null
+# the record-stream verdicts: the run's own proof boots (streams.txt,
+# scripts/proof/stream-proofs.sh), else the committed tests/61 record
+streams=$1/streams.txt streams_src="this run's proof boots (streams.txt)"
+if [[ ! -f $streams ]]; then
+	streams=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt streams_src=tests/data/streams/verdicts-tcg.txt
+	[[ -f $streams ]] || streams=/dev/null
+fi
 
 # the designs and each base's baseline, from the variant catalog (kernel/variants/*/meta)
 designs=$(variants_with design | paste -sd' ')
@@ -53,7 +58,7 @@ run_accel_unit "$1" "$summary" "unknown accelerator"
 fp=0
 [[ -f $1/footprint.csv ]] && fp=1
 # shellcheck disable=SC2016 # awk source
-awk -F, -v fp="$fp" -v designs="$designs" -v catalog="$catalog" -v defbase="$LAB_DEFAULT_BASE" -v rtd="$rtd" -v streams_src="tests/data/streams/verdicts-tcg.txt" \
+awk -F, -v fp="$fp" -v designs="$designs" -v catalog="$catalog" -v defbase="$LAB_DEFAULT_BASE" -v rtd="$rtd" -v streams_src="$streams_src" \
 	-v unit="$unit" -v acc="$accel_label" "$(cat "$LAB_ROOT/lib/bases.awk")"'
 BEGIN { load_catalog(catalog) }
 FILENAME == ARGV[1] {

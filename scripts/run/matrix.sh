@@ -197,6 +197,10 @@ if ((!cells_only)); then
 		boots+=("$v $s attrib")
 		attrib_wl[$v.$s]=$wl
 	done < <("$LAB_ROOT/scripts/run/attribute.sh" --plan "$dir")
+	# the record-stream proof (scripts/proof/stream-proofs.sh --plan: a run
+	# with the smack state boots each design and baseline, and each base's
+	# reference, with guest/scripts/stream-proof.sh), "V smack proof"
+	while read -r v; do boots+=("$v smack proof"); done < <("$LAB_ROOT/scripts/proof/stream-proofs.sh" --plan "$dir")
 fi
 total=${#boots[@]}
 done_before=0
@@ -232,6 +236,10 @@ for i in "${!boots[@]}"; do
 		if [[ -f $dir/attribution/$v.$s.csv ]]; then boot_state[$i]=finished done_before=$((done_before + 1)); else boot_state[$i]=pending; fi
 		continue
 	fi
+	if [[ $r == proof ]]; then
+		if "$LAB_ROOT/scripts/proof/stream-proofs.sh" --done "$dir" "$v"; then boot_state[$i]=finished done_before=$((done_before + 1)); else boot_state[$i]=pending; fi
+		continue
+	fi
 	if [[ -f $dir/cells/$v.$s.$r.csv ]] && ! cell_complete "$v" "$s" "$r"; then
 		log "matrix: $dir/cells/$v.$s.$r.csv is incomplete; that boot runs again"
 		rm -f "$dir/cells/$v.$s.$r.csv"
@@ -254,7 +262,7 @@ n_na=0
 for i in "${!boots[@]}"; do
 	[[ ${boot_state[$i]} == pending ]] || continue
 	read -r v s r <<<"${boots[$i]}"
-	if [[ $r == attrib ]] || ! cell_na "$v" "$s"; then continue; fi
+	if [[ $r == attrib || $r == proof ]] || ! cell_na "$v" "$s"; then continue; fi
 	seed=$(seed_of "$v" "$r")
 	wl=$(state_workloads "$s")
 	na_rows() { local w; for w in ${wl//,/ }; do echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"; done; }
@@ -321,7 +329,8 @@ kill_jobs() {
 trap 'kill_jobs' EXIT
 trap 'log "matrix: interrupted; finished boots are kept, go on with --resume $(basename "$dir")"; exit 130' INT TERM
 
-kernels=$(tr ',' '\n' <<<"$variants" | sed 's/-aa$//' | awk '!seen[$0]++')
+# (a proof boot's reference is built even when the run does not time it)
+kernels=$({ tr ',' '\n' <<<"$variants"; for bb in "${boots[@]}"; do [[ $bb != *" proof" ]] || echo "${bb%% *}"; done; } | sed 's/-aa$//' | awk '!seen[$0]++')
 mapfile -t build_queue <<<"$kernels"
 nk=${#build_queue[@]} nb=0 building="" build_start=$(now)
 start_next_build() {
@@ -370,7 +379,7 @@ remote_boots() {
 	for i in "${!boots[@]}"; do
 		[[ ${boot_state[$i]} == pending ]] || continue
 		read -r v s r <<<"${boots[$i]}"
-		[[ $r != attrib ]] || continue # (attribution boots run here: their plugin output is not a cell's)
+		[[ $r != attrib && $r != proof ]] || continue # (attribution and proof boots run here: their output is not a timed cell's)
 		seed=$(seed_of "$v" "$r") wl=$(state_workloads "$s") prof=$(profile_for "$s" "$r")
 		"$LAB_ROOT/guest/boot.sh" --plan "$rdir/plans/$v.$s.$r" --accel "$accel" --seed "$seed" --runtime "$runtime" \
 			--workloads "$wl" ${prof:+--profile "$prof"} --out "$dir/raw/$v.$s.r$r" "${v%-aa}" "$s" 2>/dev/null || continue
@@ -418,6 +427,9 @@ start_boot() {
 		wl=${attrib_wl[$v.$s]}
 		log "[$((ran + nboots + 1))/$to_run] attribution boot $v / $s ($wl; plugin, nokaslr, seed 1; elapsed $(fmt_secs "$el")$eta)"
 		cmd=("$LAB_ROOT/scripts/run/attribute.sh" --cell "$dir" "$v" "$s" "$wl")
+	elif [[ $r == proof ]]; then
+		log "[$((ran + nboots + 1))/$to_run] proof boot $v / smack (record stream, every scenario; elapsed $(fmt_secs "$el")$eta)"
+		cmd=("$LAB_ROOT/scripts/proof/stream-proofs.sh" --cell "$dir" "$v")
 	else
 		seed=$(seed_of "$v" "$r")
 		wl=$(state_workloads "$s")
@@ -478,6 +490,10 @@ while :; do
 		# (an attribution boot's rows are attribute.sh --assemble's, below,
 		# which counts a boot without them)
 		[[ $r != attrib ]] || continue
+		if [[ $r == proof ]]; then
+			"$LAB_ROOT/scripts/proof/stream-proofs.sh" --done "$dir" "$v" || log "matrix: proof boot $v failed (rc $rc, log $dir/proof/$v.log)"
+			continue
+		fi
 		cell=$dir/cells/$v.$s.$r.csv
 		if [[ -f $cell ]]; then
 			failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "$cell" | wc -l)))
@@ -524,6 +540,8 @@ fi
 # attribution.csv and footprint.csv from the attribution boots' rows
 if ((!cells_only)); then
 	"$LAB_ROOT/scripts/run/attribute.sh" --assemble "$dir" || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+	# streams.txt: the record-stream verdicts of the proof boots
+	"$LAB_ROOT/scripts/proof/stream-proofs.sh" --assemble "$dir" || { log "matrix: proof boots failed (cells.csv is intact)"; post_failed=1; }
 fi
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)

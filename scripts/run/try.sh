@@ -182,8 +182,8 @@ if [[ ${LAB_TRY_PROOF:-1} == 1 ]]; then
 		log "try: record-stream proof: $id and $ref (state smack, every scenario)"
 		pids=()
 		for v in "$ref" "$id"; do
-			setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel "$accel" --script stream-proof --timeout 600 \
-				--out "$dir/proof/$v" "$v" smack >"$dir/proof-$v.log" 2>&1 &
+			setpriv --pdeathsig KILL "$LAB_ROOT/scripts/proof/stream-proofs.sh" --boot "$accel" "$dir/proof/$v" "$v" \
+				>"$dir/proof-$v.log" 2>&1 &
 			pids+=("$!")
 		done
 		prc=0
