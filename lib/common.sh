@@ -345,7 +345,10 @@ run_state_workloads() {
 # rank-sum: a side's seeds spread by 0.01 instructions/op or more) is OPEN
 # while its Hodges-Lehmann interval for the delta against the baseline is
 # wider than LAB_ADAPT_WIDTH, or its delta moved by more than LAB_ADAPT_MOVE
-# at the last batch. Each round, the variant of every open row gets
+# at the last batch; for a large delta both bounds grow with it, to
+# LAB_ADAPT_REL x |delta| and a quarter of that (a record's ~14,800
+# instructions need no 1-instruction interval: with the absolute bound alone
+# every such row ran to the cap, 122 boots in round 1 of the 6.1 matrix). Each round, the variant of every open row gets
 # LAB_ADAPT_BATCH more seeds in that state, and the state's baseline and its
 # A/A control get as many seeds as the most-seeded variant there (a fair
 # test: both sides sampled alike); nobody beyond LAB_ADAPT_CAP seeds. Rounds
@@ -355,6 +358,7 @@ LAB_ADAPT_BATCH=${LAB_ADAPT_BATCH:-2}
 LAB_ADAPT_CAP=${LAB_ADAPT_CAP:-9}
 LAB_ADAPT_WIDTH=${LAB_ADAPT_WIDTH:-1.0}
 LAB_ADAPT_MOVE=${LAB_ADAPT_MOVE:-0.25}
+LAB_ADAPT_REL=${LAB_ADAPT_REL:-0.02}
 
 check_workload() {
 	[[ -z $1 ]] || check_name workload "$1"

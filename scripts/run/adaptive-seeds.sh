@@ -54,13 +54,13 @@ if ((list)); then
 	exit 0
 fi
 
-batch=$LAB_ADAPT_BATCH cap=$LAB_ADAPT_CAP width=$LAB_ADAPT_WIDTH move=$LAB_ADAPT_MOVE
+batch=$LAB_ADAPT_BATCH cap=$LAB_ADAPT_CAP width=$LAB_ADAPT_WIDTH move=$LAB_ADAPT_MOVE rel=$LAB_ADAPT_REL
 [[ $batch =~ ^[1-9][0-9]?$ ]] || die_usage "adaptive-seeds: LAB_ADAPT_BATCH '$batch' is not a whole number 1-99"
 [[ $cap =~ ^[0-9]+$ && $cap -le ${LAB_BOUNDS[reps]#* } ]] || die_usage "adaptive-seeds: LAB_ADAPT_CAP '$cap' is not a whole number 0-${LAB_BOUNDS[reps]#* }"
-for x in "$width" "$move"; do
-	[[ $x =~ ^[0-9]+(\.[0-9]+)?$ ]] || die_usage "adaptive-seeds: LAB_ADAPT_WIDTH/LAB_ADAPT_MOVE '$x' is not a non-negative decimal number"
+for x in "$width" "$move" "$rel"; do
+	[[ $x =~ ^[0-9]+(\.[0-9]+)?$ ]] || die_usage "adaptive-seeds: LAB_ADAPT_WIDTH/LAB_ADAPT_MOVE/LAB_ADAPT_REL '$x' is not a non-negative decimal number"
 done
-rule="a hook-cost row whose seeds are not exact (labstat method rank-sum) is open while its Hodges-Lehmann interval of the delta is wider than $width or its delta moved by more than $move at the last batch; its variant gets $batch more seeds, the state's baseline and A/A control as many as the most-seeded variant; cap $cap seeds"
+rule="a hook-cost row whose seeds are not exact (labstat method rank-sum) is open while its Hodges-Lehmann interval of the delta is wider than $width (or $rel of |delta|, the larger) or its delta moved by more than $move (or $rel/4 of |delta|) at the last batch; its variant gets $batch more seeds, the state's baseline and A/A control as many as the most-seeded variant; cap $cap seeds"
 if [[ $accel != tcg ]]; then
 	log "adaptive seeds: off under $accel (only tcg-icount cells are exact or noisy by seed; a real-time figure needs n >= 10 reps)"
 	exit 0
@@ -120,7 +120,7 @@ cells_now() {
 # open_rows: "VARIANT STATE WORKLOAD REASON" for every open row of the summary;
 # the deltas go to $tmp/prev for the next round
 open_rows() {
-	awk -F, -v W="$width" -v M="$move" -v prev="$tmp/prev" -v next_="$tmp/next" '
+	awk -F, -v W="$width" -v M="$move" -v R="$rel" -v prev="$tmp/prev" -v next_="$tmp/next" '
 		function abs(x) { return x < 0 ? -x : x }
 		FILENAME == prev { p[$1] = $2; next }
 		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
@@ -129,9 +129,11 @@ open_rows() {
 			if ($c["method"] != "rank-sum" || $c["measure"] != "hook-cost" || $c["delta_ci_lo"] == "") next
 			d = $c["delta_ns_per_op"]; lo = $c["delta_ci_lo"]; hi = $c["delta_ci_hi"]
 			print k "," d > next_
-			why = ""
-			if (hi - lo > W + 1e-9) why = sprintf("interval [%s, %s] wider than %s", lo, hi, W)
-			else if ((k in p) && abs(d - p[k]) > M + 1e-9) why = sprintf("delta moved %+.3f at the last batch", d - p[k])
+			why = ""; w = W; m = M
+			if (R * abs(d) > w) w = R * abs(d)
+			if (R * abs(d) / 4 > m) m = R * abs(d) / 4
+			if (hi - lo > w + 1e-9) why = sprintf("interval [%s, %s] wider than %.4g", lo, hi, w)
+			else if ((k in p) && abs(d - p[k]) > m + 1e-9) why = sprintf("delta moved %+.3f at the last batch (more than %.4g)", d - p[k], m)
 			if (why != "") print $c["variant"], $c["state"], $c["workload"], "n=" $c["n"] ": " why
 		}' "$tmp/prev" "$1"
 	if [[ -f $tmp/next ]]; then mv "$tmp/next" "$tmp/prev"; else : >"$tmp/prev"; fi
@@ -238,8 +240,8 @@ done | jq -sc .)
 log "adaptive seeds: done after $round round(s): $(jq length <<<"$extra") extra boot(s), $started run now, $failed failed ($(fmt_secs $(($(now) - t0))))"
 if [[ -f $dir/manifest.json ]]; then
 	jq --arg rule "$rule" --argjson batch "$batch" --argjson cap "$cap" --argjson width "$width" --argjson move "$move" \
-		--argjson rounds "$rounds_json" --argjson extra "$extra" \
-		'.matrix.adaptive = {rule: $rule, batch: $batch, cap: $cap, width: $width, move: $move,
+		--argjson rel "$rel" --argjson rounds "$rounds_json" --argjson extra "$extra" \
+		'.matrix.adaptive = {rule: $rule, batch: $batch, cap: $cap, width: $width, move: $move, rel: $rel,
 		                     rounds: $rounds, extra_boots: $extra}' "$dir/manifest.json" >"$dir/manifest.json.tmp"
 	mv "$dir/manifest.json.tmp" "$dir/manifest.json"
 fi
