@@ -613,6 +613,7 @@ report_md() {
 	echo
 	"$LAB_ROOT/scripts/report/report-headline.sh" "$dir"
 	"$LAB_ROOT/scripts/report/report-decision.sh" "$dir"
+	"$LAB_ROOT/scripts/report/report-bases.sh" "$dir"
 	"$LAB_ROOT/scripts/report/report-findings.sh" "$dir"
 	noise_floor
 	verdicts
