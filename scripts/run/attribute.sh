@@ -22,7 +22,10 @@
 #   attribute.sh --assemble RUN_DIR   attribution.csv and footprint.csv from them
 #   attribute.sh RUN_DIR              all three, one boot at a time (by hand)
 #   LAB_ATTRIB_WORKLOADS  headline workloads (default bench-nop,bench-read,bench-openclose,
-#                         bench-openclose-sqpoll,randread-qd128: a state runs those it lists)
+#                         bench-openclose-sqpoll,bench-nop-async,bench-openclose-async,
+#                         randread-qd128: a state runs those it lists; the io-wq pair
+#                         so that a move of the io-wq path, e.g. between base trees,
+#                         is attributed: the window counts the workers too)
 #   LAB_ATTRIB_FUNCTION   the function traced per instruction (default io_issue_sqe)
 #   LAB_ATTRIB_SUB        the subtree counted apart (default io_submit_sqes)
 set -euo pipefail
@@ -125,7 +128,7 @@ if ((rows_only)); then
 	if ((rows_only == 1)); then rows "$@"; else footprint "$@"; fi
 	exit
 fi
-headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,bench-openclose,bench-openclose-sqpoll,randread-qd128}
+headline=${LAB_ATTRIB_WORKLOADS:-bench-nop,bench-read,bench-openclose,bench-openclose-sqpoll,bench-nop-async,bench-openclose-async,randread-qd128}
 subfn=${LAB_ATTRIB_SUB:-io_submit_sqes}
 [[ $subfn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "attribute: LAB_ATTRIB_SUB '$subfn' is not a function name"
 fn=${LAB_ATTRIB_FUNCTION:-io_issue_sqe}
