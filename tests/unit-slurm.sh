@@ -75,7 +75,8 @@ set -m
 scripts/run/slurm-run.sh --shared "$tmp/sh4" --jobs "$tmp/jobs-slow" 2>"$tmp/err" &
 pid=$!
 set +m
-for _ in $(seq 50); do grep -q 'job array 4242' "$tmp/err" && break; sleep 0.1; done
+# (up to 30 s: on a loaded machine the script takes seconds to submit)
+for _ in $(seq 300); do grep -q 'job array 4242' "$tmp/err" && break; sleep 0.1; done
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?

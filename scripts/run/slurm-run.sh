@@ -53,12 +53,15 @@ ARRAY
 } >"$shared/array.sh"
 chmod +x "$shared/array.sh"
 
+# (the trap is set before sbatch: an interrupt while it runs, or right after,
+# still cancels the array once its id is known)
+job=""
+trap 'if [[ $job =~ ^[0-9]+$ ]]; then log "slurm: interrupted; scancel $job"; scancel "$job" 2>/dev/null || true; else log "slurm: interrupted before sbatch gave a job id"; fi; exit 130' INT TERM
 job=$(sbatch --parsable --job-name=lab-cells --array="1-$n" --output="$shared/out/slurm-%A_%a.log" "$@" "$shared/array.sh") ||
 	die "slurm: sbatch failed"
 job=${job%%;*}
 [[ $job =~ ^[0-9]+$ ]] || die "slurm: sbatch printed '$job', not a job id"
 log "slurm: job array $job, $n cells, output in $shared/out"
-trap 'log "slurm: interrupted; scancel $job"; scancel "$job" 2>/dev/null || true; exit 130' INT TERM
 
 start=$(now) last=-1
 while :; do
