@@ -1,17 +1,18 @@
 #!/bin/bash
-# adaptive-seeds.sh RUN_DIR [JOBS]: after a matrix run's reps, give the noisy
-# cells more seeds, in batches, until their estimate is stable or the cap is
-# reached (the rule and its numbers: lib/common.sh LAB_ADAPT_*). Run by
-# scripts/run/matrix.sh once its boots are done; boots are matrix-cell.sh's, as
-# the matrix's own, JOBS at a time (default 1), so the cell store makes a
-# rerun's extra seeds cheap. Rep r > reps boots with the run's seed sequence
-# (lib/common.sh run_seed: seed_base + r, A/A seed_base + 1000 + r). Each
-# round is decided from the cells of the rounds before it only, so a resumed
-# run takes the same decisions and reruns no stored boot. The rounds, the
-# rule and every extra boot go into manifest.json (.matrix.adaptive).
-# Only under tcg (icount): under a real-time accel the figure needs n >= 10
-# reps anyway. A --hosts/--slurm run's extra boots run here. Exit 1 when an
-# extra boot failed, 2 on bad input.
+# adaptive-seeds.sh --next RUN_DIR: after a matrix run's reps, give the noisy
+# cells more seeds, in batches (rounds), until their estimate is stable or
+# the cap is reached (the rule and its numbers: lib/common.sh LAB_ADAPT_*).
+# It decides and prints the next round's boots that are not yet on disk, one
+# "VARIANT STATE REP" a line; scripts/run/matrix.sh adds them to its plan and
+# runs them in its own loop (one scheduler, one progress line, the cell
+# store), then asks again; nothing printed means the rounds are over, and
+# then the rounds, the rule and every extra boot go into manifest.json
+# (.matrix.adaptive). Each call replays the rounds from round 0 on the cells
+# on disk: a round is decided from the cells of the rounds before it only,
+# so a resumed run takes the same decisions and reruns no stored boot.
+# Rep r > reps boots with the run's seed sequence (lib/common.sh run_seed:
+# seed_base + r, A/A seed_base + 1000 + r). Only under tcg (icount): under a
+# real-time accel the figure needs n >= 10 reps anyway. Exit 2 on bad input.
 # adaptive-seeds.sh --list RUN_DIR: the run's extra boots on disk, one
 # "VARIANT STATE REP" a line in boot order (rep, then the run's variant and
 # state order), for the matrix to add to its cells.csv.
@@ -23,14 +24,18 @@ set -euo pipefail
 # shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
 
-usage="usage: adaptive-seeds.sh RUN_DIR [JOBS] | adaptive-seeds.sh --list|--plan RUN_DIR"
+usage="usage: adaptive-seeds.sh --next|--list|--plan RUN_DIR"
 list=0 plan=0
-[[ ${1:-} == --list ]] && list=1 && shift
-[[ ${1:-} == --plan ]] && plan=1 && shift
-(($# == 1 || ($# == 2 && !list && !plan))) || die_usage "$usage"
-dir=$1 jobs=${2:-1}
+case ${1:-} in
+--next) ;;
+--list) list=1 ;;
+--plan) plan=1 ;;
+*) die_usage "$usage" ;;
+esac
+shift
+(($# == 1)) || die_usage "$usage"
+dir=$1
 [[ -f $dir/matrix.conf ]] || die_usage "adaptive-seeds: $dir/matrix.conf not found"
-check_number jobs "$jobs"
 read_matrix_conf "$dir/matrix.conf"
 read -ra vlist <<<"${variants//,/ }"
 read -ra slist <<<"${states//,/ }"
@@ -139,30 +144,7 @@ open_rows() {
 	if [[ -f $tmp/next ]]; then mv "$tmp/next" "$tmp/prev"; else : >"$tmp/prev"; fi
 }
 
-declare -A running=()
-todo=() started=0 failed=0 nbatch=0 t0=$(now) rounds_json="[]"
-run_boot() {
-	local v=$1 s=$2 r=$3 seed wl el eta=""
-	seed=$(run_seed "$seed_base" "$v" "$r")
-	wl=$(run_state_workloads "$workloads" "$s")
-	started=$((started + 1))
-	el=$(($(now) - t0))
-	((started > 1)) && eta=", ETA $(fmt_secs $((el * (nbatch - started + 1) / (started - 1))))"
-	log "[$started/$nbatch] adaptive boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
-	setpriv --pdeathsig KILL "$LAB_ROOT/scripts/run/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "" "$accel" "$runtime" "$unit" &
-	running[$!]="$v.$s.$r"
-}
-reap() {
-	local pid rc=0 cell
-	wait -n -p pid || rc=$?
-	cell=$dir/cells/${running[$pid]}.csv
-	unset "running[$pid]"
-	if [[ ! -f $cell ]] || awk -F, '$7 != "ok" && $7 != "n/a" { f = 1 } END { exit !f }' "$cell"; then
-		failed=$((failed + 1))
-		log "adaptive seeds: boot ${cell##*/} failed (rc $rc): its rows count as failed"
-	fi
-}
-
+rounds_json="[]"
 round=0
 while :; do
 	cells_now >"$tmp/res/adapt/cells.csv"
@@ -193,21 +175,25 @@ while :; do
 			target[$v.$s]=$n
 		done
 	done
+	# (a replayed round, whose boots are all on disk, says nothing again:
+	# its lines are printed only for the round that has boots to run, or the last)
 	if ((${#open[@]})); then
-		log "adaptive seeds: round $round: ${#open[@]} open row(s):"
-		printf '  %s\n' "${open[@]}" | sed 's|^  \([^ ]*\) \([^ ]*\) \([^ ]*\) |  \1 / \2 / \3: |' >&2
+		said=$(log "adaptive seeds: round $round: ${#open[@]} open row(s):" 2>&1
+			printf '  %s\n' "${open[@]}" | sed 's|^  \([^ ]*\) \([^ ]*\) \([^ ]*\) |  \1 / \2 / \3: |')
 	else
-		log "adaptive seeds: round $round: no open row"
+		said=$(log "adaptive seeds: round $round: no open row" 2>&1)
 	fi
 	rounds_json=$(jq -c --argjson r "$round" --arg open "$(printf '%s\n' "${open[@]}")" \
 		--arg boots "$(printf '%s\n' "${boots[@]}")" \
 		'. + [{round: $r, open: ($open | split("\n") | map(select(. != ""))),
 		       boots: ($boots | split("\n") | map(select(. != "")))}]' <<<"$rounds_json")
 	if ((plan)); then
+		printf '%s\n' "$said" >&2
 		log "adaptive seeds --plan: round 1 would add ${#boots[@]} boot(s) over $(printf '%s\n' "${boots[@]}" | awk 'NF { k[$1 " " $2] = 1 } END { print length(k) }') variant x state pair(s); at most $(for k in "${!want[@]}"; do echo $((cap - want[$k])); done | awk '{ t += $1 } END { print t + 0 }') more could follow"
 		exit 0
 	fi
 	if ((${#boots[@]} == 0)); then
+		printf '%s\n' "$said" >&2
 		((${#open[@]} == 0)) || log "adaptive seeds: every open row is at the cap ($cap seeds): stopping"
 		break
 	fi
@@ -224,20 +210,17 @@ while :; do
 		if [[ -f $f ]] && awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ { x = 1 } END { exit !x }' "$f"; then rm -f "$f"; fi
 		[[ -f $f ]] || todo+=("$b")
 	done
-	log "adaptive seeds: round $round: ${#boots[@]} more boot(s) (${#todo[@]} to run, the rest already in $dir/cells), $jobs at a time; the ETA is to the end of this round, and at most $left more boot(s) can follow"
-	nbatch=$((nbatch + ${#todo[@]}))
-	for b in "${todo[@]}"; do
-		((${#running[@]} < jobs)) || reap
-		# shellcheck disable=SC2086 # "V S R"
-		run_boot $b
-	done
-	while ((${#running[@]})); do reap; done
+	((${#todo[@]})) || continue
+	printf '%s\n' "$said" >&2
+	log "adaptive seeds: round $round: ${#boots[@]} more boot(s) (${#todo[@]} to run, the rest already in $dir/cells); at most $left more boot(s) can follow"
+	printf '%s\n' "${todo[@]}"
+	exit 0
 done
 
 extra=$(extra_boots | while read -r v s r; do
 	jq -nc --arg v "$v" --arg s "$s" --argjson r "$r" --argjson seed "$(run_seed "$seed_base" "$v" "$r")" '{variant: $v, state: $s, rep: $r, seed: $seed}'
 done | jq -sc .)
-log "adaptive seeds: done after $round round(s): $(jq length <<<"$extra") extra boot(s), $started run now, $failed failed ($(fmt_secs $(($(now) - t0))))"
+log "adaptive seeds: done after $round round(s): $(jq length <<<"$extra") extra boot(s)"
 if [[ -f $dir/manifest.json ]]; then
 	jq --arg rule "$rule" --argjson batch "$batch" --argjson cap "$cap" --argjson width "$width" --argjson move "$move" \
 		--argjson rel "$rel" --argjson rounds "$rounds_json" --argjson extra "$extra" \
@@ -245,4 +228,3 @@ if [[ -f $dir/manifest.json ]]; then
 		                     rounds: $rounds, extra_boots: $extra}' "$dir/manifest.json" >"$dir/manifest.json.tmp"
 	mv "$dir/manifest.json.tmp" "$dir/manifest.json"
 fi
-((failed == 0))

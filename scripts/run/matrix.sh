@@ -434,7 +434,7 @@ start_boot() {
 		seed=$(seed_of "$v" "$r")
 		wl=$(state_workloads "$s")
 		prof=$(profile_for "$s" "$r")
-		log "[$((ran + nboots + 1))/$to_run] boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
+		log "[$((ran + nboots + 1))/$to_run] $( ((r > reps)) && echo 'adaptive ')boot $v / $s / rep $r (seed $seed; elapsed $(fmt_secs "$el")$eta)"
 		cmd=("$LAB_ROOT/scripts/run/matrix-cell.sh" "$dir" "$v" "$s" "$r" "$seed" "$wl" "$prof" "$accel" "$runtime" "$unit")
 	fi
 	# the boot dies with the matrix, even a SIGKILLed one (parent-death signal);
@@ -457,13 +457,42 @@ launch_ready() {
 	return 0
 }
 
+# Adaptive seeds (scripts/run/adaptive-seeds.sh --next; the rule: lib/common.sh
+# LAB_ADAPT_*): when the plan has nothing left to run, the next round's extra
+# boots of noisy cells join it, run by this loop like any boot, until a round
+# adds none. A boot asked for twice in one matrix (a host-caused failure that
+# repeats) stops the rounds rather than loop.
+nplan=${#boots[@]} adaptive=pending
+((cells_only == 0)) || adaptive=off
+declare -A adapt_asked=()
+adaptive_round() {
+	local out b n=0
+	out=$("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --next "$dir") || { log "matrix: adaptive seeds: the rule could not run (see above)"; adaptive=failed; return 1; }
+	[[ -n $out ]] || { adaptive=finished; return 1; }
+	while read -r b; do
+		if [[ -n ${adapt_asked[$b]:-} ]]; then
+			log "matrix: adaptive seeds: boot '$b' ran in this matrix and is still missing: no more rounds"
+			adaptive=failed
+			return 1
+		fi
+		adapt_asked[$b]=1
+		boots+=("$b")
+		boot_state[$((${#boots[@]} - 1))]=pending
+		n=$((n + 1))
+	done <<<"$out"
+	to_run=$((to_run + n))
+}
+
 start=$(now)
 ran=0 failed=0 build_failed=""
 [[ -z $hosts$slurm ]] || remote_boots
 while :; do
 	start_next_build
 	launch_ready
-	((${#running_jobs[@]})) || break
+	if ((${#running_jobs[@]} == 0)); then
+		[[ $adaptive == pending ]] && adaptive_round && continue
+		break
+	fi
 	rc=0
 	wait -n -p pid || rc=$?
 	job=${running_jobs[$pid]}
@@ -525,15 +554,11 @@ if ((not_run)); then
 	log "matrix: $not_run boots not run: kernel(s)$build_failed failed to build; fix them, then ./run.sh matrix --resume $(basename "$dir")"
 fi
 post_failed=0
-# noisy cells get more seeds (scripts/run/adaptive-seeds.sh; the rule: lib/common.sh
-# LAB_ADAPT_*); their boots join the run's, then cells.csv is written again
+# the extra seeds' boots in cells.csv: every one on disk (a resumed run's
+# earlier ones too), in the one order adaptive-seeds.sh --list gives
 if ((!cells_only)); then
-	setsid setpriv --pdeathsig KILL "$LAB_ROOT/scripts/run/adaptive-seeds.sh" "$dir" "$boot_jobs" &
-	running_jobs[$!]=adaptive
-	rc=0
-	wait "$!" || rc=$?
-	unset "running_jobs[$!]"
-	((rc == 0)) || { log "matrix: adaptive seeds: some extra boots failed or the rule could not run (see above)"; post_failed=1; }
+	[[ $adaptive != failed ]] || post_failed=1
+	boots=("${boots[@]:0:nplan}")
 	mapfile -t -O "${#boots[@]}" boots < <("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --list "$dir")
 	write_run_csvs
 fi
