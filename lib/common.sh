@@ -189,6 +189,16 @@ csv_bases() {
 }
 base_tarball() { if [[ $1 == "$LAB_DEFAULT_BASE" ]]; then echo "$LAB_SRC_TARBALL"; else echo "/usr/src/linux-source-$1.tar.xz"; fi; }
 base_pristine() { echo "$LAB_CACHE/src/linux-source-$1"; }
+# run_streams [RUN_DIR]: the record-stream verdicts a report shows: RUN_DIR's
+# own proof boots (streams.txt, scripts/proof/stream-proofs.sh) when it has
+# them, else the committed tests/61 record; nothing if neither exists
+run_streams() {
+	local f
+	for f in ${1:+"$1/streams.txt"} "$LAB_ROOT/tests/data/streams/verdicts-tcg.txt"; do
+		[[ -f $f ]] && { echo "$f"; return 0; }
+	done
+	return 0
+}
 # unlink_file FILE: give FILE (hard-linked from the pristine tree, cp -al) an
 # inode of its own, same content and mtime, so that patch or touch cannot
 # write through to the pristine tree (kernel/prepare-tree.sh, kernel/build.sh)

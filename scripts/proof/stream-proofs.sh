@@ -12,7 +12,7 @@
 #   stream-proofs.sh --boot ACCEL OUT VARIANT   one proof boot into OUT
 #   stream-proofs.sh --cell RUN_DIR VARIANT     --boot into RUN_DIR/proof/VARIANT
 #       under the run's accelerator (log RUN_DIR/proof/VARIANT.log)
-#   stream-proofs.sh --done RUN_DIR VARIANT     exit 0 if that boot finished (status ok)
+#   stream-proofs.sh --done RUN_DIR VARIANT     exit 0 if that boot finished (status ok, results kept)
 #   stream-proofs.sh --assemble RUN_DIR         RUN_DIR/streams.txt: each
 #       variant's scripts/proof/stream-compare.sh lines against its own base's
 #       reference, the references' own checks among them; exit 1 if a proof
@@ -44,6 +44,9 @@ plan() {
 	done
 	printf '%s\n' "${out[@]}" | awk 'NF && !seen[$0]++'
 }
+
+# proof_done RUN_DIR VARIANT: VARIANT's proof boot finished (status ok) with its results
+proof_done() { grep -qx 'status=ok' "$1/proof/$2/boot.info" 2>/dev/null && [[ -f $1/proof/$2/results.txt ]]; }
 
 run_accel() {
 	local variants states accel reps runtime profile workloads seed_base bases
@@ -77,7 +80,7 @@ case $mode in
 	;;
 --done)
 	(($# == 2)) || usage
-	grep -qx 'status=ok' "$1/proof/$2/boot.info" 2>/dev/null
+	proof_done "$1" "$2"
 	;;
 --assemble)
 	(($# == 1)) || usage
@@ -86,7 +89,7 @@ case $mode in
 	((${#vs[@]})) || exit 0
 	rc=0 lines=()
 	for v in "${vs[@]}"; do
-		if ! "$0" --done "$dir" "$v" || [[ ! -f $dir/proof/$v/results.txt ]]; then
+		if ! proof_done "$dir" "$v"; then
 			log "stream-proofs: $v: no finished proof boot (log $dir/proof/$v.log)"
 			rc=1
 			continue

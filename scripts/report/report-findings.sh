@@ -81,11 +81,8 @@ else
 fi
 echo
 
-# the record-stream verdicts: RUN_DIR's own proof boots (streams.txt,
-# scripts/proof/stream-proofs.sh) when it has them, else the committed record
-verdicts=${1:+$1/streams.txt}
-[[ -n $verdicts && -f $verdicts ]] || verdicts=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt
-if [[ -f $verdicts ]]; then
+verdicts=$(run_streams "${1:-}")
+if [[ -n $verdicts ]]; then
 	echo "### Record streams: each design against its base's reference, record by record"
 	echo
 	echo "guest/scripts/stream-proof.sh captures every audit record (all types) per scenario;"

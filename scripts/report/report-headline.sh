@@ -4,8 +4,9 @@
 #   - one conclusion sentence per design: Δ per skipped op (bench-nop: NOP,
 #     which upstream and static-key skip) and per audited op (bench-openclose:
 #     OPENAT/CLOSE, which every design audits), with audit off and idle, and
-#     with a syscall rule loaded; its record stream against upstream's
-#     (tests/data/streams/verdicts-tcg.txt, recorded tests/61 boots); its
+#     with a syscall rule loaded; its record stream against its base's
+#     reference (lib/common.sh run_streams: the run's streams.txt, else the
+#     recorded tests/61 boots); its
 #     runtime-disable behaviour (runtime-disable= in the variant's catalog meta,
 #     which tests/62 checks) - from RUN_DIR/summary.csv;
 #   - the hook-design table (what differs between designs: off, idle, a rule
@@ -32,13 +33,8 @@ summary=$1/summary.csv
 [[ -f $summary ]] || die_usage "report-headline: no $summary; run ./run.sh summary first"
 attribution=$1/attribution.csv
 [[ -f $attribution ]] || attribution=/dev/null
-# the record-stream verdicts: the run's own proof boots (streams.txt,
-# scripts/proof/stream-proofs.sh), else the committed tests/61 record
-streams=$1/streams.txt streams_src="this run's proof boots (streams.txt)"
-if [[ ! -f $streams ]]; then
-	streams=$LAB_ROOT/tests/data/streams/verdicts-tcg.txt streams_src=tests/data/streams/verdicts-tcg.txt
-	[[ -f $streams ]] || streams=/dev/null
-fi
+streams=$(run_streams "$1")
+streams=${streams:-/dev/null}
 
 # the designs and each base's baseline, from the variant catalog (kernel/variants/*/meta)
 designs=$(variants_with design | paste -sd' ')
@@ -58,7 +54,7 @@ run_accel_unit "$1" "$summary" "unknown accelerator"
 fp=0
 [[ -f $1/footprint.csv ]] && fp=1
 # shellcheck disable=SC2016 # awk source
-awk -F, -v fp="$fp" -v designs="$designs" -v catalog="$catalog" -v defbase="$LAB_DEFAULT_BASE" -v rtd="$rtd" -v streams_src="$streams_src" \
+awk -F, -v fp="$fp" -v designs="$designs" -v catalog="$catalog" -v defbase="$LAB_DEFAULT_BASE" -v rtd="$rtd" \
 	-v unit="$unit" -v acc="$accel_label" "$(cat "$LAB_ROOT/lib/bases.awk")"'
 BEGIN { load_catalog(catalog) }
 FILENAME == ARGV[1] {
