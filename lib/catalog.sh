@@ -10,7 +10,8 @@
 # proofs= lists the proofs recorded on its series (comma list): audit-n
 # (compiles with CONFIG_AUDIT=n, tests/45), lockdep (tests/61's --debug boot
 # ran clean), no-lock (its series adds no lock and flips no key, so tests/61
-# has no lockdep boot to run); the decision table reads it. Sourced after
+# has no lockdep boot to run); the decision table reads it. fixes=runtime-disable
+# marks a series that fixes the runtime-disable BUG (the report's Findings). Sourced after
 # lib/common.sh, never run.
 
 # variant_meta VARIANT KEY [DEFAULT]: KEY's value in VARIANT's meta (as data,

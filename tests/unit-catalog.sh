@@ -60,3 +60,21 @@ if [[ -f $LAB_ROOT/results/$run/summary.csv ]]; then
 else
 	skip "catalog: the new design in the headline" "no published run in results/"
 fi
+
+# the Findings read the outcomes and the fix from the catalog: a throw-away
+# design that BUG()s and one whose series fixes it show up, by their meta alone
+mkdir "$LAB_VARIANTS/zz-bug" "$LAB_VARIANTS/zz-fix"
+printf '# base: 6.1\n' >"$LAB_VARIANTS/zz-bug/series"
+printf 'role=design\norder=98\nruntime-disable=bug\n' >"$LAB_VARIANTS/zz-bug/meta"
+printf '# base: 6.1\n0001-zz.patch\n' >"$LAB_VARIANTS/zz-fix/series"
+printf 'role=design\norder=97\nruntime-disable=survives\nfixes=runtime-disable\n' >"$LAB_VARIANTS/zz-fix/meta"
+printf 'From 0000000000000000000000000000000000000000 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] zz: a throw-away fix\n\nFixes: 0123456789ab ("zz")\n' >"$LAB_VARIANTS/zz-fix/0001-zz.patch"
+"$LAB_ROOT/scripts/report/report-findings.sh" >"$tmp/findings.md" 2>"$tmp/findings.err" || true
+bq='`'
+check "findings: a design whose meta says runtime-disable=bug is in the BUG list" \
+	grep -q "^other): \\*\\*BUG\\*\\*: 6.1: .*${bq}zz-bug${bq}.* \\*\\*Survives\\*\\*" "$tmp/findings.md"
+check "findings: a series whose meta says fixes=runtime-disable is named as the fix, with its subject" \
+	grep -q "^- 6.1: variant ${bq}zz-fix${bq}, .*${bq}zz: a throw-away fix${bq} (Fixes: 0123456789ab)" "$tmp/findings.md"
+check "findings: each base's reference has its recorded BUG line" \
+	both grep -q "\`$(reference_on 6.1)\` on 6.1 (Linux [0-9.]*): \`kernel BUG at" "$tmp/findings.md" -- \
+	grep -q "\`$(reference_on 6.12)\` on 6.12 (Linux [0-9.]*): \`kernel BUG at" "$tmp/findings.md"

@@ -12,20 +12,46 @@ set -euo pipefail
 # shellcheck source=../../lib/common.sh
 . "$(dirname "$0")/../../lib/common.sh"
 
-fixdir=$(variants_dir)/upstream-fix
-# (a lab without upstream-fix, e.g. the tests' fake variants dir, has no series: no patch)
-patch=$(series_patches "$fixdir/series" 2>/dev/null | head -1 || true)
-subject=""
-[[ -n $patch && -f $fixdir/$patch ]] && subject=$(awk '/^Subject: / { sub(/^Subject: \[PATCH\] /, ""); s = $0; on = 1; next } on && /^[ \t]/ { s = s $0; next } { on = 0 } END { print s }' "$fixdir/$patch")
+# shellcheck source=../../lib/catalog.sh
+. "$LAB_ROOT/lib/catalog.sh"
+vdir=$(variants_dir)
+# the recorded BUG of a base's reference (tests/data/consoles/
+# runtime-disable-BASE.log): its kernel version and the BUG line
+console_of() { echo "$LAB_ROOT/tests/data/consoles/runtime-disable-$1.log"; }
+seen=() unseen=()
+for b in $(known_bases); do
+	ref=$(reference_on "$b")
+	[[ -n $ref ]] || continue
+	c=$(console_of "$b")
+	if [[ -f $c ]] && bug=$(grep -m1 -o 'kernel BUG at [^!]*!' "$c"); then
+		kver=$(sed -n '1s/.*(Linux \([^;)]*\).*/\1/p' "$c")
+		seen+=("\`$ref\` on $b (Linux ${kver:-$b}): \`$bug\`")
+	else
+		unseen+=("\`$ref\` on $b")
+	fi
+done
+# every variant's runtime-disable outcome, from its meta (tests/62 checks each)
+outcome() {
+	local b v o out=()
+	for b in $(known_bases); do
+		o=()
+		for v in $(variants_on "$b" baseline codegen-control config-floor design proof-only); do
+			[[ $(variant_meta "$v" runtime-disable) != "$1" ]] || o+=("\`$v\`")
+		done
+		((${#o[@]} == 0)) || out+=("$b: $(printf '%s, ' "${o[@]}" | sed 's/, $//')")
+	done
+	join_semi "${out[@]}"
+}
+join_semi() { local IFS=';' s; s="$*"; echo "${s//;/; }"; }
 
+echo "## Findings"
+echo
+echo "### Upstream io_uring audit: kernel BUG when audit is disabled at runtime with an io_uring rule loaded"
+echo
+echo "Seen in a lab guest (tests/62-runtime-disable.sh, tcg-icount) on each base's reference, the tree's"
+echo "audit code as is: $(join_semi "${seen[@]}")${unseen[*]:+; not booted: ${unseen[*]}}."
 cat <<'EOT'
-## Findings
-
-### Upstream io_uring audit: kernel BUG when audit is disabled at runtime with an io_uring rule loaded
-
-On the merged design (Debian linux-source-6.1, 6.1.192, seen; linux-source-6.12, 6.12.118, by code
-reading only: its `__audit_uring_exit()` is 6.1's, no 6.12 boot has been run here),
-an io_uring-list rule plus `auditctl -e 0` makes every io-wq worker that runs an audited opcode
+An io_uring-list rule plus `auditctl -e 0` makes every io-wq worker that runs an audited opcode
 hit `BUG()` in `audit_log_exit()`: `audit_uring_entry()` is gated on `audit_enabled`,
 `audit_uring_exit()` is not, a fresh io-wq worker's audit context is non-dummy and
 `AUDIT_CTX_UNUSED`, `audit_filter_uring()` matches the rule on the stale op 0 (the skipped entry
@@ -34,12 +60,13 @@ rule whose op mask includes IORING_OP_NOP (such as `all`) fires: a rule for OPEN
 (phase disable-bug-opmask). And it is not only io-wq: a task forked after `auditctl -e 0` has the
 same kind of context, and its own inline OPENAT/CLOSE BUG()s in the submitting task (phase
 disable-bug-inline). The submitter then waits forever for its completions. Once root has
-loaded such a rule and disabled audit, **any local user** sets it off: in the lab's upstream 6.1
-guest the first phase of guest/scripts/disable-bug.sh, run as uid 1000 (`su lab`), ends in
-`kernel BUG at kernel/auditsc.c:1713!` in `iou-wrk-*` (tests/62-runtime-disable.sh checks it).
-The RFC as posted (variant rfc) hits the same BUG: its exit body tests neither `audit_enabled`
-nor the context type. The static-key design survives (its audited path runs the exit only after
-an entry that ran); rfc-placement, nohooks and noaudit survive too (tests/62-runtime-disable.sh).
+loaded such a rule and disabled audit, **any local user** sets it off: the first phase of
+guest/scripts/disable-bug.sh runs as uid 1000 (`su lab`) and the BUG is in its `iou-wrk-*`.
+EOT
+echo
+echo "Every variant's outcome (\`runtime-disable=\` in its meta; tests/62 boots each and fails on any"
+echo "other): **BUG**: $(outcome bug). **Survives**: $(outcome survives)."
+cat <<'EOT'
 
 Reproduce in a lab guest (as root; `uring-rule` is the lab's loader for the io_uring filter list,
 audit 3.1's `auditctl -a always,io_uring -S all -k bug` does the same):
@@ -54,13 +81,16 @@ or from the host, one boot per variant (guest/scripts/disable-bug.sh; `panic_on_
 BUG end the boot at once):
 
 ```
-guest/boot.sh --script disable-bug --out /tmp/db upstream idle       # 6.1
-guest/boot.sh --script disable-bug-inline --out /tmp/dbi upstream idle   # inline, no io-wq
-guest/boot.sh --script disable-bug-opmask --out /tmp/dbo upstream idle   # OPENAT rule: no BUG
-guest/boot.sh --script disable-bug --out /tmp/db612 upstream-6-12 idle   # 6.12: not run here
-bash tests/62-runtime-disable.sh            # every variant, with the expected outcome of each
-```
 EOT
+for b in $(known_bases); do
+	ref=$(reference_on "$b")
+	[[ -n $ref ]] || continue
+	printf '%-76s # %s\n' "guest/boot.sh --script disable-bug --out /tmp/db-$b $ref idle" "$b: io-wq"
+	printf '%-76s # %s\n' "guest/boot.sh --script disable-bug-inline --out /tmp/dbi-$b $ref idle" "$b: inline, no io-wq"
+	printf '%-76s # %s\n' "guest/boot.sh --script disable-bug-opmask --out /tmp/dbo-$b $ref idle" "$b: OPENAT rule, no BUG"
+done
+printf '%-76s # %s\n' "bash tests/62-runtime-disable.sh" "every variant, with its expected outcome"
+echo '```'
 for f in "$LAB_ROOT"/tests/data/consoles/runtime-disable-*.log; do
 	[[ -f $f ]] || continue
 	b=${f##*/runtime-disable-}
@@ -72,13 +102,18 @@ for f in "$LAB_ROOT"/tests/data/consoles/runtime-disable-*.log; do
 	echo '```'
 done
 echo
-if [[ -n $subject ]]; then
-	echo "**Fix:** variant \`upstream-fix\`, \`kernel/variants/upstream-fix/$patch\`: \`$subject\`"
-	echo "(Fixes: 5bd2182d58e9, Cc: stable). \`__audit_uring_exit()\` skips the filters for an \`AUDIT_CTX_UNUSED\` context and"
-	echo "resets it, as \`__audit_syscall_exit()\` does; with it every phase passes (tests/62-runtime-disable.sh)."
-else
-	echo "**Fix:** none in this tree (kernel/variants/upstream-fix is missing)."
-fi
+# the fix: the variants whose meta says fixes=runtime-disable, with their patch
+fixes=0
+for v in $(for b in $(known_bases); do variants_on "$b" design; done); do
+	[[ $(variant_meta "$v" fixes) == runtime-disable ]] || continue
+	patch=$(series_patches "$vdir/$v/series" 2>/dev/null | head -1 || true)
+	[[ -n $patch && -f $vdir/$v/$patch ]] || continue
+	subject=$(awk '/^Subject: / { sub(/^Subject: \[PATCH[^]]*\] /, ""); s = $0; on = 1; next } on && /^[ \t]/ { s = s $0; next } { on = 0 } END { print s }' "$vdir/$v/$patch")
+	fixed=$(sed -n 's/^Fixes: \([0-9a-f]*\).*/\1/p' "$vdir/$v/$patch" | head -1)
+	((fixes++ > 0)) || echo "**Fix** (\`__audit_uring_exit()\` skips the filters for an \`AUDIT_CTX_UNUSED\` context and resets it, as \`__audit_syscall_exit()\` does):"
+	echo "- $(variant_base "$v"): variant \`$v\`, \`kernel/variants/$v/$patch\`: \`$subject\`${fixed:+ (Fixes: $fixed)}; runtime-disable: $(variant_meta "$v" runtime-disable)"
+done
+((fixes > 0)) || echo "**Fix:** none in this tree (no variant's meta says fixes=runtime-disable)."
 echo
 
 verdicts=$(run_streams "${1:-}")
