@@ -97,7 +97,8 @@ case $mode in run | probe | script) ;; *) die_usage "boot: --mode must be run or
 [[ $mode != script ]] || { check_name script "$script"; [[ -f $LAB_ROOT/guest/scripts/$script.sh ]] || { ((peer)) && [[ -f $LAB_ROOT/peer/$script.sh ]]; } || die_usage "boot: no guest script guest/scripts/$script.sh (nor peer/$script.sh with --peer)"; }
 [[ -n $out ]] || die_usage "boot: --out DIR is required"
 [[ ${LAB_CHECK_ARGS:-0} == 1 ]] && exit 0
-nwl=$(tr ',' '\n' <<<"$workloads,$profile,$profile" | grep -c .)
+nwl=0
+for w in ${workloads//,/ } ${profile//,/ } ${profile//,/ }; do nwl=$((nwl + 1)); done
 # TCG runs ~3x slower than guest time, plus boot and fio start-up
 timeout=${timeout:-$((90 + nwl * runtime * 8))}
 
@@ -121,7 +122,8 @@ fi
 mkdir -p "$out"
 # layout padding: a seed-dependent amount of cmdline text shifts the initial
 # stack and environment, so reps sample memory-layout effects (with -seed's KASLR)
-pad=$(printf '%*s' $((seed % 64)) '' | tr ' ' 'x')
+printf -v pad '%*s' $((seed % 64)) ''
+pad=${pad// /x}
 # no LSM unless the state asks for one: Smack is built in for the smack state
 lsm=lsm=capability
 [[ $STATE_CMDLINE == *lsm=* ]] && lsm=""

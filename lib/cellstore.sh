@@ -104,7 +104,7 @@ cell_record() {
 	echo "state_file_sha256=${CELL_SHA[$LAB_ROOT/workloads/states/$state.state]}"
 	echo "workloads=$workloads"
 	echo "profile=$profile"
-	for f in "${wfiles[@]}"; do echo "workload_file=$(basename "$f") ${CELL_SHA[$f]}"; done
+	for f in "${wfiles[@]}"; do echo "workload_file=${f##*/} ${CELL_SHA[$f]}"; done
 	echo "script=$script"
 	[[ -z $script ]] || echo "script_sha256=${CELL_SHA[$LAB_ROOT/guest/scripts/$script.sh]}"
 	echo "runtime=$runtime"
@@ -112,7 +112,7 @@ cell_record() {
 	echo "cmdline=$cmdline"
 	echo "qemu_version=$version"
 	echo "qemu_sha256=${CELL_SHA[$qemu_bin]}"
-	for f in "${fwfiles[@]}"; do echo "firmware=$(basename "$f") ${CELL_SHA[$f]}"; done
+	for f in "${fwfiles[@]}"; do echo "firmware=${f##*/} ${CELL_SHA[$f]}"; done
 	for ((i = 0; i < ${#args[@]}; i++)); do
 		a=${args[i]}
 		case $a in
@@ -140,15 +140,14 @@ cell_record() {
 	done
 }
 
-cell_key() { sha256sum "$1" | awk '{print $1}'; }
+cell_key() { local k _; read -r k _ < <(sha256sum "$1"); echo "$k"; }
 cell_dir() { echo "$LAB_CELLS/$1"; }
 
 # cell_lookup KEY: status 0 if a complete, intact entry exists. A damaged one
 # (missing files, a sha256 mismatch, a record that is not its key) is named in
 # a warning and removed, so the caller recomputes and stores it afresh.
 cell_lookup() {
-	local key=$1 d why=""
-	d=$(cell_dir "$key")
+	local key=$1 d=$LAB_CELLS/$1 why=""
 	[[ -d $d ]] || return 1
 	if [[ ! -f $d/sha256sums || ! -f $d/record || ! -f $d/outcome ]]; then
 		why="missing files"
@@ -181,17 +180,20 @@ cell_quarantine() {
 }
 
 # cell_outcome KEY NAME: a value from the entry's outcome file
-cell_outcome() { sed -n "s/^$2=//p" "$(cell_dir "$1")/outcome"; }
+cell_outcome() {
+	local l
+	while IFS= read -r l || [[ -n $l ]]; do [[ $l != "$2="* ]] || echo "${l#"$2="}"; done <"$LAB_CELLS/$1/outcome"
+}
 
 # cell_restore KEY OUT [PLUGIN_OUT]: copy the stored guest output into OUT
 # (and the plugin's output file to PLUGIN_OUT)
 cell_restore() {
-	local d f
-	d=$(cell_dir "$1")/out
+	local d=$LAB_CELLS/$1/out f files=()
 	mkdir -p "$2"
 	for f in console.log results.txt qemu.log; do
-		[[ -f $d/$f ]] && cp "$d/$f" "$2/$f"
+		[[ ! -f $d/$f ]] || files+=("$d/$f")
 	done
+	((${#files[@]} == 0)) || cp "${files[@]}" "$2/"
 	if [[ -n ${3:-} && -f $d/plugin.out ]]; then cp "$d/plugin.out" "$3"; fi
 	return 0
 }

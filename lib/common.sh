@@ -308,7 +308,10 @@ check_state_file() {
 
 # state_var STATE NAME: the value of STATE_NAME in a state file, read as data
 state_var() {
-	sed -n "s/^$2=//p" "$LAB_ROOT/workloads/states/$1.state" | tail -1 | sed 's/^"\(.*\)"$/\1/'
+	local l val=""
+	while IFS= read -r l || [[ -n $l ]]; do [[ $l != "$2="* ]] || val=${l#"$2="}; done <"$LAB_ROOT/workloads/states/$1.state"
+	[[ ! $val =~ ^\"(.*)\"$ ]] || val=${BASH_REMATCH[1]}
+	echo "$val"
 }
 # has_audit VARIANT: a kernel has audit unless its fragment turns it off
 # (check-config.sh makes every fragment option stick), so it is known before

@@ -61,62 +61,100 @@ if ((profile)); then
 	exit 0
 fi
 
+# One awk pass splits the stream into workload blocks and reads each block's
+# kind and figures; jq reads fio's JSON; one awk formats every line. (A
+# warm rerun parses hundreds of restored boots: this runs a dozen processes
+# a boot, not a dozen a workload.)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-tr -d '\r' <"$f" >"$tmp/all"
-
-awk -v dir="$tmp" '
-	/^@@LAB begin workload=/ { w = $3; sub(/workload=/, "", w); n++; file = dir "/block." n; print w > (dir "/name." n); next }
-	/^@@LAB end workload=/ { rc = $4; sub(/rc=/, "", rc); print rc > (dir "/rc." n); file = ""; next }
+tr -d '\r' <"$f" | awk -v dir="$tmp" '
+	# last(s, key, set): the value set (a regex of its characters) after the
+	# last "key" in s, "" if none; found says whether key was there
+	function last(s, key, set) {
+		found = 0
+		if (!match(s, ".*" key)) return ""
+		found = 1
+		s = substr(s, RLENGTH + 1)
+		return match(s, "^" set "*") ? substr(s, 1, RLENGTH) : ""
+	}
+	# add(a, k, v): one more sed output line for a[k] ("MULTI" when a second
+	# line would make it no number)
+	function add(a, k, v) { a[k] = (k in cnt) ? "MULTI" : v; cnt[k] = 1 }
+	/^@@LAB begin workload=/ { w = $3; sub(/workload=/, "", w); n++; name[n] = w; p = ""; split("", js); next }
+	/^@@LAB end workload=/ { r = $4; sub(/rc=/, "", r); if (!(n in rc)) rc[n] = r; next }
 	/^@@LAB begin sink/ { sink = 1; next }
 	/^@@LAB end sink/ { sink = 0; next }
 	/^@@LAB/ { next }
 	sink { print > (dir "/sink"); next }
-	file != "" { print > file }
-' "$tmp/all"
+	n && !(n in rc) {
+		if (/^result /) {
+			res[n] = 1
+			v = last($0, "ops_per_sec=", "[0-9.]"); if (found) rops[n] = v
+			v = last(substr($0, 8), " ops=", "[0-9]"); if (found) wops[n] = v
+		}
+		print > (dir "/block." n)
+		if (/"jobs"/) jobs[n] = 1
+		if (/^fio-pass /) {
+			fio[n] = 1
+			p = $2; sub(/pass=/, "", p)
+			v = last($0, " window_ns=", "[0-9]"); if (found) add(win, n SUBSEP p, v)
+			v = last($0, " elapsed ns=", "[0-9]"); if (found) add(ela, n SUBSEP p, v)
+			next
+		}
+		if (p != "" && (js[p] || /^\{/)) { js[p] = 1; print > (dir "/json." n "." p) }
+	}
+	END {
+		# the blocks in the order of their file names (name.1, name.10, name.2)
+		for (i = 1; i <= n; i++) o[i] = i ""
+		for (i = 2; i <= n; i++) for (j = i; j > 1 && o[j] < o[j - 1]; j--) { t = o[j]; o[j] = o[j - 1]; o[j - 1] = t }
+		for (j = 1; j <= n; j++) {
+			i = o[j]
+			k = (i in res) ? "result" : (i in fio) ? "fio" : (i in jobs) ? "json" : "none"
+			printf "%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\037%s\n", i, name[i], (i in rc) ? rc[i] : "died", k,
+				rops[i], wops[i], win[i SUBSEP 1], win[i SUBSEP 2], ela[i SUBSEP 1], ela[i SUBSEP 2]
+		}
+	}' >"$tmp/blocks"
 
-for name in "$tmp"/name.*; do
-	[[ -f $name ]] || continue
-	i=${name##*.}
-	w=$(cat "$name")
-	rc=$(cat "$tmp/rc.$i" 2>/dev/null || echo died)
-	block=$tmp/block.$i
-	touch "$block"
-	ops=NA extra=""
-	if grep -q '^result ' "$block"; then
-		ops=$(sed -n 's/^result .*ops_per_sec=\([0-9.]*\).*/\1/p' "$block" | tail -1)
-		wops=$(sed -n 's/^result .* ops=\([0-9]*\).*/\1/p' "$block" | tail -1)
-		extra=" window_ops=${wops:-NA}"
-	elif grep -q '^fio-pass ' "$block"; then
-		# two-pass fio: split the block at its fio-pass lines
-		# (fio prints 'Saving output of prerun ...' lines before its JSON)
-		awk -v b="$block" '/^fio-pass / { p = $2; sub(/pass=/, "", p); print > (b ".hdr" p); next }
-			p != "" && (js[p] || /^\{/) { js[p] = 1; print > (b ".json" p) }' "$block"
+# per block: its kind and raw figures, one record a block, in order, fields
+# separated by US (\037: not whitespace, so an empty field stays a field):
+# name rc kind ops n1 n2 t1 t2 p50 p99 fio_iops wops
+us=$'\037'
+while IFS=$us read -r i w rc kind rops wops w1 w2 e1 e2; do
+	n1="" n2="" fio_iops=NA p50=NA p99=NA ops="" t1="" t2=""
+	case $kind in
+	result) ops=$rops ;;
+	fio)
 		# the I/O window (fio's exec_prerun/postrun stamps) when both passes
 		# have one, else the whole fio process (runs before the window)
-		t1=$(sed -n 's/.* window_ns=\([0-9]*\).*/\1/p' "$block.hdr1" 2>/dev/null) t2=$(sed -n 's/.* window_ns=\([0-9]*\).*/\1/p' "$block.hdr2" 2>/dev/null)
-		if [[ -z $t1 || -z $t2 ]]; then
-			t1=$(sed -n 's/.* elapsed ns=\([0-9]*\).*/\1/p' "$block.hdr1" 2>/dev/null) t2=$(sed -n 's/.* elapsed ns=\([0-9]*\).*/\1/p' "$block.hdr2" 2>/dev/null)
-		fi
-		n1=$(jq -r '.jobs[0].read.total_ios' "$block.json1" 2>/dev/null || true)
-		p50=NA p99=NA fio_iops=NA n2=""
-		if read -r n2 fio_iops p50 p99 < <(jq -r '.jobs[0] | [.read.total_ios, .read.iops, (.read.clat_ns.percentile["50.000000"] // "NA"), (.read.clat_ns.percentile["99.000000"] // "NA")] | @tsv' "$block.json2" 2>/dev/null); then :; fi
-		ops=$(awk -v t1="$t1" -v t2="$t2" -v n1="$n1" -v n2="$n2" 'BEGIN {
-			if (t1 !~ /^[0-9]+$/ || t2 !~ /^[0-9]+$/ || n1 !~ /^[0-9]+$/ || n2 !~ /^[0-9]+$/ || n2 <= n1 || t2 <= t1) { print "NA"; exit }
-			printf "%.6f", 1e9 * (n2 - n1) / (t2 - t1) }')
-		extra=" clat_p50_ns=${p50:-NA} clat_p99_ns=${p99:-NA} fio_iops=${fio_iops:-NA}"
-	elif grep -q '"jobs"' "$block"; then
+		t1=$w1 t2=$w2
+		[[ -n $t1 && -n $t2 ]] || { t1=$e1 t2=$e2; }
+		n1=$(jq -r '.jobs[0].read.total_ios' "$tmp/json.$i.1" 2>/dev/null || true)
+		if read -r n2 fio_iops p50 p99 < <(jq -r '.jobs[0] | [.read.total_ios, .read.iops, (.read.clat_ns.percentile["50.000000"] // "NA"), (.read.clat_ns.percentile["99.000000"] // "NA")] | @tsv' "$tmp/json.$i.2" 2>/dev/null); then :; fi
+		;;
+	json)
 		# fio JSON: IOPS of the read side, and completion latency percentiles (ns)
-		if ! read -r ops p50 p99 < <(jq -r '.jobs[0] | [.read.iops, (.read.clat_ns.percentile["50.000000"] // "NA"), (.read.clat_ns.percentile["99.000000"] // "NA")] | @tsv' "$block" 2>/dev/null); then
+		if ! read -r ops p50 p99 < <(jq -r '.jobs[0] | [.read.iops, (.read.clat_ns.percentile["50.000000"] // "NA"), (.read.clat_ns.percentile["99.000000"] // "NA")] | @tsv' "$tmp/block.$i" 2>/dev/null); then
 			ops=NA
 		fi
-		extra=" clat_p50_ns=${p50:-NA} clat_p99_ns=${p99:-NA}"
-	fi
-	if [[ -z $ops || $ops == NA ]] || ! awk -v x="$ops" 'BEGIN { exit !(x > 0) }'; then
-		echo "workload=$w rc=$rc ops_per_sec=NA ns_per_op=NA$extra"
-	else
-		echo "workload=$w rc=$rc ops_per_sec=$(awk -v x="$ops" 'BEGIN { printf "%.1f", x }') ns_per_op=$(awk -v x="$ops" 'BEGIN { printf "%.3f", 1e9 / x }')$extra"
-	fi
-done
+		;;
+	esac
+	printf "%s$us" "$w" "$rc" "$kind" "$ops" "${n1//$'\n'/ }" "$n2" "$t1" "$t2" "${p50:-NA}" "${p99:-NA}" "${fio_iops:-NA}"
+	printf '%s\n' "${wops:-NA}"
+done <"$tmp/blocks" >"$tmp/recs"
+
+# the lines; figures are awk fields (strnums), as they were -v values
+awk -v FS="$us" '
+	function isnum(s) { return s ~ /^[0-9]+$/ }
+	{
+		w = $1; rc = $2; kind = $3; ops = $4; extra = ""
+		if (kind == "result") extra = " window_ops=" $12
+		else if (kind == "fio") {
+			if (!isnum($7) || !isnum($8) || !isnum($5) || !isnum($6) || $6 + 0 <= $5 + 0 || $8 + 0 <= $7 + 0) ops = "NA"
+			else { ops = sprintf("%.6f", 1e9 * ($6 - $5) / ($8 - $7)); ops = ops + 0 }
+			extra = " clat_p50_ns=" $9 " clat_p99_ns=" $10 " fio_iops=" $11
+		} else if (kind == "json") extra = " clat_p50_ns=" $9 " clat_p99_ns=" $10
+		if (ops == "" || ops == "NA" || !(ops > 0)) print "workload=" w " rc=" rc " ops_per_sec=NA ns_per_op=NA" extra
+		else printf "workload=%s rc=%s ops_per_sec=%.1f ns_per_op=%.3f%s\n", w, rc, ops, 1e9 / ops, extra
+	}' "$tmp/recs"
 [[ -f $tmp/sink ]] && sed 's/^/sink_line /' "$tmp/sink"
 exit 0

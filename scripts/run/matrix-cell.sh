@@ -31,10 +31,23 @@ report=""
 # leaves no partial cell and no temp file behind
 cell_tmp=$(mktemp "$dir/cells/.$v.$s.$r.csv.XXXXXX") || die "cannot create a file in $dir/cells$(df_free "$dir/cells")"
 trap 'rm -f "$cell_tmp"' EXIT
+# the parsed lines by workload (the first line of each), read without a fork
+# per field: a warm rerun restores hundreds of boots through here
+declare -A lines=()
+sink=()
+while IFS= read -r l; do
+	[[ $l != "sink_line "* ]] || sink+=("${l#sink_line }")
+	[[ $l == workload=* ]] || continue
+	l1=${l%% *}
+	[[ -n ${lines[${l1#workload=}]+x} ]] || lines[${l1#workload=}]=$l
+done <<<"$parsed"
 for w in ${wl//,/ }; do
-	line=$(grep "^workload=$w " <<<"$parsed" | head -1 || true)
-	get() { sed -n "s/.* $1=\([^ ]*\).*/\1/p" <<<"$line"; }
-	ops=$(get ops_per_sec) ns=$(get ns_per_op) rc=$(get rc)
+	line=${lines[$w]-}
+	# get KEY: KEY's value in line (REPLY; empty if it has none)
+	get() { if [[ " $line" =~ \ $1=([^ ]*) ]]; then REPLY=${BASH_REMATCH[1]}; else REPLY=""; fi; }
+	get ops_per_sec; ops=$REPLY
+	get ns_per_op; ns=$REPLY
+	get rc; rc=$REPLY
 	st=ok
 	case $boot_status in
 	panic | kernel-warning | guest-error | verify-mismatch) st=$boot_status ;;
@@ -47,12 +60,14 @@ for w in ${wl//,/ }; do
 		;;
 	esac
 	[[ $st == ok ]] || { ops="" ns=""; }
-	p50=$(get clat_p50_ns) p99=$(get clat_p99_ns)
+	get clat_p50_ns; p50=$REPLY
+	get clat_p99_ns; p99=$REPLY
 	echo "$v,$s,$w,$r,$seed,$accel,$st,$ops,$ns,$unit,${p50/NA/},${p99/NA/},$wall,$raw"
 	report+="    $v/$s/$r $w: $st${ops:+, $ops ops/s, $ns $unit/op}"$'\n'
 done >"$cell_tmp"
 # sink counts for states that run the audit record sink
-grep '^sink_line ' <<<"$parsed" | sed 's/^sink_line //' >"$dir/$raw/sink.txt" || true
+((${#sink[@]} == 0)) || printf '%s\n' "${sink[@]}" >"$dir/$raw/sink.txt"
+[[ -e $dir/$raw/sink.txt ]] || : >"$dir/$raw/sink.txt"
 if [[ -n $prof ]]; then
 	"$LAB_ROOT/scripts/analysis/parse-profile.sh" "$dir/$raw/results.txt" |
 		sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
