@@ -47,7 +47,7 @@ block() {
 	rerun=$(find "$dir" -maxdepth 1 -name 'rerun-vs-*.txt' | sort | tail -1)
 	[[ -f $attribution ]] || attribution=/dev/null
 	echo "$begin"
-	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))\(if (.matrix.adaptive.extra_boots // []) | length > 0 then ", and \(.matrix.adaptive.extra_boots | length) extra boots for noisy cells (adaptive seeds, up to \(.matrix.adaptive.cap) a cell)" else "" end)), \(.matrix.variants | length) variants."' "$dir/manifest.json"
+	jq -r --arg run "$run" '"Published run `\($run)`: lab commit `\(.lab.commit[0:7])` (publishable: \(.lab.publishable)), accel \(.accel), \(.matrix.reps) seeds a cell (\((.matrix.seeds // [range(1; .matrix.reps + 1)]) | map(tostring) | join(", "))\(if (.matrix.adaptive.extra_boots // []) | length > 0 then ", and \(.matrix.adaptive.extra_boots | length) extra boots for noisy cells (adaptive seeds, up to \(.matrix.adaptive.cap) a cell)" else "" end)), \(.matrix.variants | length) variants on \(if (.matrix.bases // []) | length > 0 then (.matrix.bases | map(.base) | join(" and ")) else "6.1" end), seed base \(.matrix.seed_base // 0)."' "$dir/manifest.json"
 	echo
 	# shellcheck disable=SC2016 # awk source
 	awk -F, -v catalog="$(catalog_rows)" -v defbase="$LAB_DEFAULT_BASE" "$(cat "$LAB_ROOT/lib/bases.awk")"'
