@@ -4,7 +4,7 @@
 #  1. refuses a run whose manifest says it is not publishable (made from a
 #     tree with uncommitted changes) or that has no cells.csv;
 #  2. copies it to results/<run-id>/ (unless it is already there);
-#  3. packs its raw files (raw/, cells/, attribution/) into raw.tar.xz,
+#  3. packs its raw files (raw/, cells/, attribution/, proof/) into raw.tar.xz,
 #     reproducibly (sorted names, fixed owner and mtime);
 #  4. recomputes summary.csv, plots and report.md with this tree's scripts;
 #  5. names it in results/PUBLISHED.
@@ -47,7 +47,7 @@ if [[ $src != "$dest" ]]; then
 fi
 
 packed=()
-for d in raw cells attribution; do [[ -d $dest/$d ]] && packed+=("$d"); done
+for d in raw cells attribution proof; do [[ -d $dest/$d ]] && packed+=("$d"); done
 if ((${#packed[@]})); then
 	save "$dest/raw.tar.xz" tar -C "$dest" --sort=name --mtime=@0 --owner=0 --group=0 --numeric-owner \
 		-cJf - "${packed[@]}"
