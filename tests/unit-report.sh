@@ -485,6 +485,17 @@ rerun_flip_ok() {
 		grep -q '^rfc,idle,bench-nop,hook-cost,.*,yes,no,no,no,exact,exact,no,yes,no,yes$' "$tmp/rerun.csv"
 }
 check "rerun-check: a flipped verdict (and a Δ moved by 0.5) is listed as FLIP, written to --out, exit 1" rerun_flip_ok
+# the same flip where B's A/A control is significant: both flips there (rfc's and
+# the control's own) are counted as voided (labstat sets every verdict of that
+# state and workload to no), and the agreement is given without them
+mkdir -p "$R/synth-flip-aa"
+cp "$R/synth-flip/cells.csv" "$R/synth-flip-aa/"
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+	$c["variant"] == "nohooks-aa" && $c["state"] == "idle" && $c["workload"] == "bench-nop" { $c["significant"] = "yes"; n++ }
+	{ print } END { if (n != 1) exit 1 }' "$R/synth-flip/summary.csv" >"$R/synth-flip-aa/summary.csv"
+run rerun_void "$scripts/analysis/rerun-check.sh" synth-a synth-flip-aa
+check "rerun-check: a flip where an A/A control is significant is counted as voided, agreement given outside" \
+	both rc_is rerun_void 1 -- grep -qE '^hook-cost verdict flips: 2 outside .*; 2 of the 2 in a base, state and workload whose A/A control is significant in A or B .*, and outside those hook-cost verdicts agree in ([0-9]+) of \1 \(100\.0%\)$' "$tmp/rerun_void.out"
 # a variant whose kernel differs between the manifests is no rerun: left out, and said
 for d in synth-a synth-a2; do
 	mkdir -p "$R/$d-k"

@@ -92,7 +92,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rc=0
 # shellcheck disable=SC2016 # awk source
-awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" -v seednote="$seednote" -v controls="$controls" -v codegen="$codegen" -v changed="$changed" -v samenote="$samenote" '
+awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" -v seednote="$seednote" -v controls="$controls" -v codegen="$codegen" -v changed="$changed" -v samenote="$samenote" -v defbase="$LAB_DEFAULT_BASE" '
 	function abs(x) { return x < 0 ? -x : x }
 	function inside(x, lo, hi) { return lo != "" && hi != "" && x + 0 >= lo - 1e-9 && x + 0 <= hi + 1e-9 }
 	FNR == 1 {
@@ -108,9 +108,14 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 		if ($c["delta_ns_per_op"] == "") next
 		if (index(" " changed " ", " " $c["variant"] " ")) next
 		D[file, k] = $c["delta_ns_per_op"]; SIG[file, k] = $c["significant"]; M[k] = $c["measure"]
+		bs = ("base" in c && $c["base"] != "") ? $c["base"] : defbase; BASE[k] = bs
 		LO[file, k] = $c["delta_ci_lo"]; HI[file, k] = $c["delta_ci_hi"]; ME[file, k] = $c["method"]; CV[file, k] = $c["delta_coverage"]
 		RLO[file, k] = $c["rerun_lo"]; RHI[file, k] = $c["rerun_hi"]; RCV[file, k] = $c["rerun_coverage"]
-		if (index(" " controls " ", " " $c["variant"] " ") && $c["significant"] == "yes") ctl[file] = ctl[file] " " $c["variant"] "/" $c["state"] "/" $c["workload"]
+		if (index(" " controls " ", " " $c["variant"] " ") && $c["significant"] == "yes") {
+			ctl[file] = ctl[file] " " $c["variant"] "/" $c["state"] "/" $c["workload"]
+			# labstat sets every verdict of this state and workload to no
+			void[bs SUBSEP $c["state"] SUBSEP $c["workload"]] = 1
+		}
 		if (file == 1) K[nk++] = k
 	}
 	END {
@@ -137,7 +142,8 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 			}
 			wl = p[3] SUBSEP m; nw[wl]++; if (da) wok[wl]++; if (!(wl in wseen)) { wseen[wl] = 1; W[nwl++] = wl }
 			if (abs(dd) > maxd[m]) { maxd[m] = abs(dd); maxk[m] = p[1] " / " p[2] " / " p[3] }
-			if (!va && m == "hook-cost") { if (index(" " codegen " ", " " p[1] " ")) cgflips++; else flips++ }
+			if (!va && m == "hook-cost") { if (index(" " codegen " ", " " p[1] " ")) cgflips++; else { flips++; if ((BASE[k] SUBSEP p[2] SUBSEP p[3]) in void) vflips++ } }
+			if (m == "hook-cost" && !((BASE[k] SUBSEP p[2] SUBSEP p[3]) in void)) { nv++; if (va) nvok++ }
 			printf "%s,%s,%s,%s,%s,%s,%.3f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", p[1], p[2], p[3], m, D[1, k], D[2, k], dd, SIG[1, k], SIG[2, k], \
 				va ? "yes" : "no", da ? "yes" : "no", ME[1, k], ME[2, k], bina ? "yes" : "no", ainb ? "yes" : "no", rbina ? "yes" : "no", rainb ? "yes" : "no" > csv
 			if (!va || !da)
@@ -163,7 +169,8 @@ awk -F, -v tol="$tol" -v csv="$tmp/out.csv" -v a="${runs[0]}" -v b="${runs[1]}" 
 				100 * cov, 2 * tnt, 100 * st, (cov >= st - 2 * se ? "holds" : "BELOW the stated rate"), (cov - st) / (se > 0 ? se : 1), \
 				", the two directions are not independent"
 		}
-		printf "hook-cost verdict flips: %d outside the codegen control%s\n", flips, cgflips ? sprintf("; %d of the codegen control (%s), whose Δ is a change doing no work, near what its seeds detect", cgflips, codegen) : ""
+		printf "hook-cost verdict flips: %d outside the codegen control%s%s\n", flips, cgflips ? sprintf("; %d of the codegen control (%s), whose Δ is a change doing no work, near what its seeds detect", cgflips, codegen) : "", \
+			vflips ? sprintf("; %d of the %d in a base, state and workload whose A/A control is significant in A or B (labstat sets every verdict there to no), and outside those hook-cost verdicts agree in %d of %d (%.1f%%)", vflips, flips, nvok, nv, nv ? 100 * nvok / nv : 0) : ""
 		print ""
 		cl = controls; gsub(/ /, ", ", cl)
 		printf "A/A control cells (%s) significant: A %s; B %s\n", cl, ctl[1] == "" ? "none" : substr(ctl[1], 2), ctl[2] == "" ? "none" : substr(ctl[2], 2)
