@@ -141,13 +141,18 @@ cell_record() {
 }
 
 cell_key() { local k _; read -r k _ < <(sha256sum "$1"); echo "$k"; }
-cell_dir() { echo "$LAB_CELLS/$1"; }
+# _cell_dir KEY: the entry's directory in REPLY (no fork: the hit path calls
+# it per boot); cell_dir KEY prints it
+_cell_dir() { REPLY=$LAB_CELLS/$1; }
+cell_dir() { _cell_dir "$1"; echo "$REPLY"; }
 
 # cell_lookup KEY: status 0 if a complete, intact entry exists. A damaged one
 # (missing files, a sha256 mismatch, a record that is not its key) is named in
 # a warning and removed, so the caller recomputes and stores it afresh.
 cell_lookup() {
-	local key=$1 d=$LAB_CELLS/$1 why=""
+	local key=$1 d why=""
+	_cell_dir "$key"
+	d=$REPLY
 	[[ -d $d ]] || return 1
 	if [[ ! -f $d/sha256sums || ! -f $d/record || ! -f $d/outcome ]]; then
 		why="missing files"
@@ -182,13 +187,16 @@ cell_quarantine() {
 # cell_outcome KEY NAME: a value from the entry's outcome file
 cell_outcome() {
 	local l
-	while IFS= read -r l || [[ -n $l ]]; do [[ $l != "$2="* ]] || echo "${l#"$2="}"; done <"$LAB_CELLS/$1/outcome"
+	_cell_dir "$1"
+	while IFS= read -r l || [[ -n $l ]]; do [[ $l != "$2="* ]] || echo "${l#"$2="}"; done <"$REPLY/outcome"
 }
 
 # cell_restore KEY OUT [PLUGIN_OUT]: copy the stored guest output into OUT
 # (and the plugin's output file to PLUGIN_OUT)
 cell_restore() {
-	local d=$LAB_CELLS/$1/out f files=()
+	local d f files=()
+	_cell_dir "$1"
+	d=$REPLY/out
 	mkdir -p "$2"
 	for f in console.log results.txt qemu.log; do
 		[[ ! -f $d/$f ]] || files+=("$d/$f")

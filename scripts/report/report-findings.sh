@@ -30,13 +30,16 @@ for b in $(known_bases); do
 		unseen+=("\`$ref\` on $b")
 	fi
 done
-# every variant's runtime-disable outcome, from its meta (tests/62 checks each)
+# every variant's runtime-disable outcome, from its meta (tests/62 checks
+# each); _cat_meta reads the loaded catalog without a fork
+variants_load
 outcome() {
 	local b v o out=()
 	for b in $(known_bases); do
 		o=()
 		for v in $(variants_on "$b" baseline codegen-control config-floor design proof-only); do
-			[[ $(variant_meta "$v" runtime-disable) != "$1" ]] || o+=("\`$v\`")
+			_cat_meta "$v" runtime-disable
+			[[ $REPLY != "$1" ]] || o+=("\`$v\`")
 		done
 		((${#o[@]} == 0)) || out+=("$b: $(printf '%s, ' "${o[@]}" | sed 's/, $//')")
 	done
@@ -105,13 +108,16 @@ echo
 # the fix: the variants whose meta says fixes=runtime-disable, with their patch
 fixes=0
 for v in $(for b in $(known_bases); do variants_on "$b" design; done); do
-	[[ $(variant_meta "$v" fixes) == runtime-disable ]] || continue
+	_cat_meta "$v" fixes
+	[[ $REPLY == runtime-disable ]] || continue
 	patch=$(series_patches "$vdir/$v/series" 2>/dev/null | head -1 || true)
 	[[ -n $patch && -f $vdir/$v/$patch ]] || continue
 	subject=$(awk '/^Subject: / { sub(/^Subject: \[PATCH[^]]*\] /, ""); s = $0; on = 1; next } on && /^[ \t]/ { s = s $0; next } { on = 0 } END { print s }' "$vdir/$v/$patch")
 	fixed=$(sed -n 's/^Fixes: \([0-9a-f]*\).*/\1/p' "$vdir/$v/$patch" | head -1)
+	_cat_meta "$v" runtime-disable
+	rd=$REPLY
 	((fixes++ > 0)) || echo "**Fix** (\`__audit_uring_exit()\` skips the filters for an \`AUDIT_CTX_UNUSED\` context and resets it, as \`__audit_syscall_exit()\` does):"
-	echo "- $(variant_base "$v"): variant \`$v\`, \`kernel/variants/$v/$patch\`: \`$subject\`${fixed:+ (Fixes: $fixed)}; runtime-disable: $(variant_meta "$v" runtime-disable)"
+	echo "- $(variant_base "$v"): variant \`$v\`, \`kernel/variants/$v/$patch\`: \`$subject\`${fixed:+ (Fixes: $fixed)}; runtime-disable: $rd"
 done
 ((fixes > 0)) || echo "**Fix:** none in this tree (no variant's meta says fixes=runtime-disable)."
 echo

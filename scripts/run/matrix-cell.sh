@@ -41,10 +41,10 @@ while IFS= read -r l; do
 	l1=${l%% *}
 	[[ -n ${lines[${l1#workload=}]+x} ]] || lines[${l1#workload=}]=$l
 done <<<"$parsed"
+# get KEY: KEY's value in the current workload's line (REPLY; empty if none)
+get() { if [[ " $line" =~ \ $1=([^ ]*) ]]; then REPLY=${BASH_REMATCH[1]}; else REPLY=""; fi; }
 for w in ${wl//,/ }; do
 	line=${lines[$w]-}
-	# get KEY: KEY's value in line (REPLY; empty if it has none)
-	get() { if [[ " $line" =~ \ $1=([^ ]*) ]]; then REPLY=${BASH_REMATCH[1]}; else REPLY=""; fi; }
 	get ops_per_sec; ops=$REPLY
 	get ns_per_op; ns=$REPLY
 	get rc; rc=$REPLY
@@ -66,8 +66,8 @@ for w in ${wl//,/ }; do
 	report+="    $v/$s/$r $w: $st${ops:+, $ops ops/s, $ns $unit/op}"$'\n'
 done >"$cell_tmp"
 # sink counts for states that run the audit record sink
-((${#sink[@]} == 0)) || printf '%s\n' "${sink[@]}" >"$dir/$raw/sink.txt"
-[[ -e $dir/$raw/sink.txt ]] || : >"$dir/$raw/sink.txt"
+# (written every time: a --ran boot's raw dir may hold an older sink.txt)
+if ((${#sink[@]})); then printf '%s\n' "${sink[@]}"; fi >"$dir/$raw/sink.txt"
 if [[ -n $prof ]]; then
 	"$LAB_ROOT/scripts/analysis/parse-profile.sh" "$dir/$raw/results.txt" |
 		sed "s/^/$v,$s,/; s/^\([^,]*,[^,]*,[^,]*\),/\1,$r,/" >"$dir/cells/$v.$s.$r.profile"
