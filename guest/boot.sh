@@ -27,6 +27,13 @@
 #   --ran              QEMU already ran on a worker: --out holds its serial
 #                      logs and worker.info (qemu_rc, wall_secs, host); only
 #                      classify and write boot.info (same rules as a local boot)
+#   --restore-batch FILE  no VARIANT STATE: restore every stored boot of FILE
+#                      (a line each: OUT SEED RUNTIME WORKLOADS PROFILE VARIANT
+#                      STATE, PROFILE - for none; matrix timed boots under
+#                      --accel tcg, LAB_BOOT_INITRD set) in one process: the
+#                      same record, key, checks, files and boot.info as a
+#                      boot's cell=hit; prints each restored OUT. Boots not
+#                      stored are left alone (the caller boots them one by one)
 # Exit 0 when the guest finished cleanly, 1 otherwise; boot.info says why
 # (status=ok|timeout|killed|panic|kernel-warning|died|qemu-error|guest-error|
 # verify-mismatch; killed: QEMU died of a signal before its deadline), and
@@ -37,10 +44,10 @@ set -euo pipefail
 # shellcheck source=../lib/common.sh
 . "$(dirname "$0")/../lib/common.sh"
 
-print_accel=0 plan="" ran=0 debug="" peer=0 out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
+print_accel=0 plan="" ran=0 batch="" debug="" peer=0 out="" workloads=randread-qd128 runtime=5 accel=tcg seed=1 timeout="" mode=run script="" profile="" plugin=""
 while (($#)); do
 	case $1 in
-	--out | --workloads | --runtime | --accel | --seed | --timeout | --mode | --profile | --script | --plugin) need_value "$@" ;;
+	--out | --workloads | --runtime | --accel | --seed | --timeout | --mode | --profile | --script | --plugin | --restore-batch) need_value "$@" ;;
 	esac
 	case $1 in
 	--out) out=$2; shift 2 ;;
@@ -57,6 +64,7 @@ while (($#)); do
 	--peer) peer=1; shift ;;
 	--plan) plan=$2; shift 2 ;;
 	--ran) ran=1; shift ;;
+	--restore-batch) batch=$2; shift 2 ;;
 	--accel-args) print_accel=1; shift ;;
 	-*) die_usage "boot: unknown option $1" ;;
 	*) break ;;
@@ -79,6 +87,190 @@ if ((print_accel)); then
 	echo "${accel_args[*]} -smp 1 -rtc $rtc"
 	exit 0
 fi
+# shellcheck source=../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
+
+# compose: the guest's command line and QEMU's argv (cmdline, qemu,
+# plugin_out) of the boot the globals describe (v state workloads profile
+# runtime seed mode script plugin image initrd out); no process is started,
+# so a batch composes hundreds of boots cheaply
+declare -A state_cmdline=()
+compose() {
+	# the host reads a state file as data, never sources it (lib/common.sh)
+	[[ -n ${state_cmdline[$state]+x} ]] || state_cmdline[$state]=$(state_var "$state" STATE_CMDLINE)
+	STATE_CMDLINE=${state_cmdline[$state]}
+	# layout padding: a seed-dependent amount of cmdline text shifts the initial
+	# stack and environment, so reps sample memory-layout effects (with -seed's KASLR)
+	printf -v pad '%*s' $((seed % 64)) ''
+	pad=${pad// /x}
+	# no LSM unless the state asks for one: Smack is built in for the smack state
+	lsm=lsm=capability
+	[[ $STATE_CMDLINE == *lsm=* ]] && lsm=""
+	# i8042.*: no PS/2 probing (0.6 s of guest time at every boot); noapictimer:
+	# without ACPI the local APIC timer calibration stalls ~10 s of wall time
+	# under icount with sleep=off, so the PIT is the clock event device.
+	# null_blk.hw_queue_depth=1024 (an NVMe-like queue; null_blk's default is 64):
+	# with 64 tags a QD128 workload is tag-starved and sbitmap_get's retry scan,
+	# whose cost depends on the seed-random per-cpu alloc hint, added 0 or ~3.9
+	# instructions per bench-read op (two modes; lab-attrib put the whole
+	# difference, 1.13M instructions per window, in sbitmap_get)
+	cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 null_blk.hw_queue_depth=1024 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad${plugin:+ nokaslr}"
+	# (the argv's order is part of a stored cell's key: lib/cellstore.sh)
+	qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
+		-kernel "$image" -initrd "$initrd" -append "$cmdline"
+		-rtc "$rtc"
+		-display none -monitor none -nic none -no-reboot
+		-serial "file:$out/console.log" -serial "file:$out/results.txt")
+	plugin_out=""
+	if [[ -n $plugin && $plugin != none ]]; then
+		qemu+=(-plugin "$plugin")
+		local part
+		for part in ${plugin//,/ }; do [[ $part != out=* ]] || plugin_out=${part#out=}; done
+	fi
+}
+
+# has KIND: whether the boot's serial logs show KIND (panic: a kernel panic;
+# trouble: lib/kernel-trouble.txt; finished: the guest's end marker; problems:
+# its dmesg scan found some; error: the guest reported an error). One grep
+# per question here; a batch asks once for all its boots (HAS, by file).
+declare -A HAS=()
+has() {
+	if ((batch_mode)); then [[ -n ${HAS[$1 $out]:-} ]]; return; fi
+	case $1 in
+	panic) grep -q 'Kernel panic' "$out/console.log" 2>/dev/null ;;
+	trouble) [[ -f $out/console.log ]] && kernel_trouble "$out/console.log" >/dev/null ;;
+	finished) grep -q '^@@LAB done' "$out/results.txt" 2>/dev/null ;;
+	problems) grep -q '^@@LAB dmesg problems=[1-9]' "$out/results.txt" 2>/dev/null ;;
+	error) grep -q '^@@LAB error' "$out/results.txt" 2>/dev/null ;;
+	esac
+}
+
+# classify: the boot's status from QEMU's exit (rc, wall, timeout) and its logs
+classify() {
+	status=ok
+	# 137 is SIGKILL: from timeout at the deadline, or from outside before it
+	if ((rc == 124 || rc == 137)) && awk -v w="$wall" -v t="$timeout" 'BEGIN { exit !(w >= t - 0.5) }'; then
+		status=timeout
+	elif ((rc > 128)); then
+		status=killed
+	elif has panic; then
+		status=panic
+	elif has trouble; then
+		# any kernel trouble (lib/kernel-trouble.txt) fails the cell, whatever the workload's exit
+		status=kernel-warning
+	elif ((rc != 0)); then
+		status="qemu-error"
+	elif ! has finished; then
+		status=died
+	elif has problems; then
+		status=kernel-warning
+	elif has error; then
+		status=guest-error
+	fi
+}
+
+worker_info() { sed -n "s/^$1=//p" "$out/worker.info" 2>/dev/null | head -1; }
+
+# write_info: boot.info, what a boot was and how it ended
+write_info() {
+	{
+		echo "variant=$v"
+		echo "state=$state"
+		echo "accel=$accel"
+		echo "seed=$seed"
+		echo "status=$status"
+		echo "qemu_rc=$rc"
+		printf 'wall_secs=%.1f\n' "$wall"
+		echo "bzimage_sha256=${CELL_SHA[$image]}"
+		echo "initramfs_sha256=${CELL_SHA[$initrd]}"
+		echo "cmdline=$cmdline"
+		echo "qemu=${qemu[*]}"
+		echo "cell=$cell"
+		echo "cell_key=$key"
+		# when QEMU ran here (host clock, s.ns): real-time runs show they were serial
+		if [[ -n $started_at ]]; then echo "started_at=$started_at"; echo "ended_at=$ended_at"; fi
+		if ((ran)); then echo "host=$(worker_info host | tr -cd 'A-Za-z0-9@._:-')"; fi
+	} >"$out/boot.info"
+}
+
+# outcome KEY: rc and wall of a stored cell (its outcome file, no process)
+outcome() {
+	local l
+	rc="" wall=""
+	while IFS= read -r l || [[ -n $l ]]; do
+		case $l in qemu_rc=*) rc=${l#qemu_rc=} ;; wall_secs=*) wall=${l#wall_secs=} ;; esac
+	done <"$REPLY/outcome"
+}
+
+batch_mode=0 started_at="" ended_at="" plugin_out=""
+# --restore-batch: the stored boots of a list, restored as one boot.sh restores
+# a hit, in a handful of processes for the whole list
+if [[ -n $batch ]]; then
+	(($# == 0)) || die_usage "boot --restore-batch takes no VARIANT or STATE"
+	[[ -f $batch ]] || die_usage "boot --restore-batch: no list '$batch'"
+	cell_store_on "$accel" || exit 0
+	[[ -z ${LAB_CELL_VERIFY:-} ]] || exit 0 # (a share of hits reruns: one boot at a time)
+	initrd=${LAB_BOOT_INITRD:-}
+	[[ -n $initrd && -f $initrd ]] || exit 0
+	batch_mode=1 ran=0 rc=0 timeout=0 mode=run
+	declare -A image_of=()
+	outs=() recs=() keys=() lines=()
+	while read -r out seed runtime workloads profile v state; do
+		[[ -n $state ]] || die_usage "boot --restore-batch: a line of $batch is not OUT SEED RUNTIME WORKLOADS PROFILE VARIANT STATE"
+		[[ $profile != - ]] || profile=""
+		[[ -n ${image_of[$v]+x} ]] || image_of[$v]=$(build_of "$v")/arch/x86/boot/bzImage
+		image=${image_of[$v]}
+		[[ -f $image && -f $LAB_ROOT/workloads/states/$state.state ]] || continue
+		compose
+		lines+=("$out $seed $runtime $workloads ${profile:--} $v $state")
+		outs+=("$out")
+	done <"$batch"
+	((${#outs[@]})) || exit 0
+	mkdir -p "${outs[@]}"
+	cell_hash "$initrd"
+	for i in "${!lines[@]}"; do
+		read -r out seed runtime workloads profile v state <<<"${lines[$i]}"
+		[[ $profile != - ]] || profile=""
+		image=${image_of[$v]}
+		compose
+		cell_hash "$image"
+		cell_record "$out" "$state" "$workloads" "$profile" "" "$runtime" "$seed" "$cmdline" -- "${qemu[@]}" >"$out/cell.record"
+		recs+=("$out/cell.record")
+	done
+	while read -r k _; do keys+=("$k"); done < <(sha256sum "${recs[@]}")
+	cell_lookup_many "${keys[@]}"
+	hits=()
+	for i in "${!keys[@]}"; do [[ -z ${CELL_INTACT[${keys[i]}]:-} ]] || hits+=("$i"); done
+	((${#hits[@]})) || exit 0
+	# the restored files, then one grep per question over all of them
+	for i in "${hits[@]}"; do
+		out=${outs[i]}
+		rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log"
+		cell_restore "${keys[i]}" "$out"
+	done
+	ask() { local f; while IFS= read -r f; do HAS[$1 ${f%/*}]=1; done < <(shift; "$@" 2>/dev/null || true); }
+	cons=() ress=()
+	for i in "${hits[@]}"; do cons+=("${outs[i]}/console.log"); ress+=("${outs[i]}/results.txt"); done
+	ask panic grep -l 'Kernel panic' "${cons[@]}"
+	ask trouble grep -lE -f <(grep -Ev '^[[:space:]]*(#|$)' "$LAB_KERNEL_TROUBLE") "${cons[@]}"
+	ask finished grep -l '^@@LAB done' "${ress[@]}"
+	ask problems grep -l '^@@LAB dmesg problems=[1-9]' "${ress[@]}"
+	ask error grep -l '^@@LAB error' "${ress[@]}"
+	for i in "${hits[@]}"; do
+		read -r out seed runtime workloads profile v state <<<"${lines[$i]}"
+		[[ $profile != - ]] || profile=""
+		image=${image_of[$v]}
+		compose
+		key=${keys[i]} cell=hit
+		_cell_dir "$key"
+		outcome
+		classify
+		write_info
+		echo "$out"
+	done
+	exit 0
+fi
+
 (($# == 2)) || die_usage "usage: run.sh boot VARIANT STATE [--workloads a,b] [--runtime S] [--accel kvm|tcg|tcg-wall] [--seed N] [--out DIR]"
 v=$1 state=$2
 check_variant "$v"
@@ -102,9 +294,6 @@ for w in ${workloads//,/ } ${profile//,/ } ${profile//,/ }; do nwl=$((nwl + 1));
 # TCG runs ~3x slower than guest time, plus boot and fio start-up
 timeout=${timeout:-$((90 + nwl * runtime * 8))}
 
-# the host reads a state file as data, never sources it (lib/common.sh)
-STATE_CMDLINE=$(state_var "$state" STATE_CMDLINE)
-
 image=$(build_of "$v")${debug:+-debug}/arch/x86/boot/bzImage
 # a boot of the matrix takes the kernel the matrix built (LAB_BOOT_PREBUILT=1)
 # and the initramfs it built (LAB_BOOT_INITRD) as they are: no per-boot check
@@ -120,34 +309,7 @@ else
 fi
 
 mkdir -p "$out"
-# layout padding: a seed-dependent amount of cmdline text shifts the initial
-# stack and environment, so reps sample memory-layout effects (with -seed's KASLR)
-printf -v pad '%*s' $((seed % 64)) ''
-pad=${pad// /x}
-# no LSM unless the state asks for one: Smack is built in for the smack state
-lsm=lsm=capability
-[[ $STATE_CMDLINE == *lsm=* ]] && lsm=""
-# i8042.*: no PS/2 probing (0.6 s of guest time at every boot); noapictimer:
-# without ACPI the local APIC timer calibration stalls ~10 s of wall time
-# under icount with sleep=off, so the PIT is the clock event device.
-# null_blk.hw_queue_depth=1024 (an NVMe-like queue; null_blk's default is 64):
-# with 64 tags a QD128 workload is tag-starved and sbitmap_get's retry scan,
-# whose cost depends on the seed-random per-cpu alloc hint, added 0 or ~3.9
-# instructions per bench-read op (two modes; lab-attrib put the whole
-# difference, 1.13M instructions per window, in sbitmap_get)
-cmdline="console=ttyS0 loglevel=5 panic=-1 i8042.noaux i8042.nokbd noapictimer $STATE_CMDLINE${lsm:+ $lsm} null_blk.nr_devices=1 null_blk.memory_backed=0 null_blk.irqmode=0 null_blk.poll_queues=1 null_blk.hw_queue_depth=1024 lab.mode=$mode lab.state=$state lab.workloads=$workloads lab.runtime=$runtime${script:+ lab.script=$script}${profile:+ lab.profile=$profile} lab.pad=p$pad${plugin:+ nokaslr}"
-# (the argv's order is part of a stored cell's key: lib/cellstore.sh)
-qemu=(qemu-system-x86_64 "${accel_args[@]}" -smp 1 -m 1024 -seed "$seed"
-	-kernel "$image" -initrd "$initrd" -append "$cmdline"
-	-rtc "$rtc"
-	-display none -monitor none -nic none -no-reboot
-	-serial "file:$out/console.log" -serial "file:$out/results.txt")
-plugin_out=""
-if [[ -n $plugin && $plugin != none ]]; then
-	qemu+=(-plugin "$plugin")
-	plugin_out=$(tr ',' '\n' <<<"$plugin" | sed -n 's/^out=//p')
-fi
-worker_info() { sed -n "s/^$1=//p" "$out/worker.info" 2>/dev/null | head -1; }
+compose
 
 # The cell store (lib/cellstore.sh): a tcg-icount boot whose key record is
 # stored is restored, not run (cell=hit); LAB_CELL_VERIFY=P reruns a random
@@ -155,9 +317,7 @@ worker_info() { sed -n "s/^$1=//p" "$out/worker.info" 2>/dev/null | head -1; }
 # verify-mismatch). A boot that runs (here, or on a worker: --ran) is stored
 # when the guest decided its outcome (cell=stored). --plan of a stored cell
 # plans nothing (exit 3): the local loop restores it.
-# shellcheck source=../lib/cellstore.sh
-. "$LAB_ROOT/lib/cellstore.sh"
-cell=off key="" started_at="" ended_at=""
+cell=off key=""
 cell_hash "$image" "$initrd"
 ((ran)) || [[ -n $plan ]] || rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
 if cell_store_on "$accel"; then
@@ -180,8 +340,8 @@ if ((ran)); then
 	[[ $rc =~ ^[0-9]+$ && $wall =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "boot --ran: $out/worker.info has no qemu_rc/wall_secs"
 elif [[ $cell == hit ]]; then
 	cell_restore "$key" "$out" "$plugin_out"
-	rc=$(cell_outcome "$key" qemu_rc)
-	wall=$(cell_outcome "$key" wall_secs)
+	_cell_dir "$key"
+	outcome
 else
 	start=$(date +%s.%N) started_at=$start
 	# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to
@@ -196,26 +356,7 @@ else
 	wall=$(echo "$ended_at - $start" | bc)
 fi
 
-status=ok
-# 137 is SIGKILL: from timeout at the deadline, or from outside before it
-if ((rc == 124 || rc == 137)) && awk -v w="$wall" -v t="$timeout" 'BEGIN { exit !(w >= t - 0.5) }'; then
-	status=timeout
-elif ((rc > 128)); then
-	status=killed
-elif grep -q 'Kernel panic' "$out/console.log" 2>/dev/null; then
-	status=panic
-elif [[ -f $out/console.log ]] && kernel_trouble "$out/console.log" >/dev/null; then
-	# any kernel trouble (lib/kernel-trouble.txt) fails the cell, whatever the workload's exit
-	status=kernel-warning
-elif ((rc != 0)); then
-	status="qemu-error"
-elif ! grep -q '^@@LAB done' "$out/results.txt" 2>/dev/null; then
-	status=died
-elif grep -q '^@@LAB dmesg problems=[1-9]' "$out/results.txt"; then
-	status=kernel-warning
-elif grep -q '^@@LAB error' "$out/results.txt"; then
-	status=guest-error
-fi
+classify
 case $cell in
 miss) if ((rc == 0)) && cell_storable "$status"; then
 	cell_store "$key" "$out/cell.record" "$out" "$status" "$rc" "$wall" "$plugin_out"
@@ -233,22 +374,5 @@ verify)
 	fi
 	;;
 esac
-{
-	echo "variant=$v"
-	echo "state=$state"
-	echo "accel=$accel"
-	echo "seed=$seed"
-	echo "status=$status"
-	echo "qemu_rc=$rc"
-	printf 'wall_secs=%.1f\n' "$wall"
-	echo "bzimage_sha256=${CELL_SHA[$image]}"
-	echo "initramfs_sha256=${CELL_SHA[$initrd]}"
-	echo "cmdline=$cmdline"
-	echo "qemu=${qemu[*]}"
-	echo "cell=$cell"
-	echo "cell_key=$key"
-	# when QEMU ran here (host clock, s.ns): real-time runs show they were serial
-	if [[ -n $started_at ]]; then echo "started_at=$started_at"; echo "ended_at=$ended_at"; fi
-	if ((ran)); then echo "host=$(worker_info host | tr -cd 'A-Za-z0-9@._:-')"; fi
-} >"$out/boot.info"
+write_info
 [[ $status == ok ]] || { log "boot $v/$state: $status (logs in $out)"; exit 1; }

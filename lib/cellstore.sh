@@ -40,14 +40,17 @@ cell_storable() { [[ $LAB_CELL_STORED_STATUSES == *" $1 "* ]]; }
 # for a file that does not exist), memoised by path, size, inode and mtime
 # (ns) in $LAB_CELLS/.sha-memo: the bzImage, the 110 MB initramfs and QEMU
 # are hashed once, not per boot, and a boot's record costs a few processes
+# (a file hashed once in this process is not looked at again: a batch of
+# boots, guest/boot.sh --restore-batch, costs no process per boot here)
 declare -gA CELL_SHA=()
 cell_hash() {
 	local memo=$LAB_CELLS/.sha-memo f n sz ino mt st sha have=() missing=()
-	mkdir -p "$memo"
 	for f in "$@"; do
+		[[ -z ${CELL_SHA[$f]+x} ]] || continue
 		if [[ -e $f ]]; then have+=("$f"); else CELL_SHA[$f]=missing; fi
 	done
 	((${#have[@]})) || return 0
+	mkdir -p "$memo"
 	while IFS='|' read -r n sz ino mt; do
 		st="" sha=""
 		[[ -f $memo/${n//\//%} ]] && read -r st sha <"$memo/${n//\//%}"
@@ -63,13 +66,13 @@ cell_hash() {
 	done < <(sha256sum -- "${!stamp[@]}")
 }
 
-# cell_firmware_file NAME: the ROM QEMU loads for NAME (its data dirs)
+# cell_firmware_file NAME: the ROM QEMU loads for NAME (its data dirs), in REPLY
 cell_firmware_file() {
 	local d
 	for d in $LAB_CELL_FIRMWARE_DIRS; do
-		[[ -e $d/$1 ]] && { echo "$d/$1"; return 0; }
+		[[ -e $d/$1 ]] && { REPLY=$d/$1; return 0; }
 	done
-	echo "$1"
+	REPLY=$1
 }
 
 # cell_record OUT STATE WORKLOADS PROFILE SCRIPT RUNTIME SEED CMDLINE -- QEMU_ARGV...:
@@ -77,17 +80,20 @@ cell_firmware_file() {
 # names (kernel, initrd, plugin and its map) enter by content, OUT by a fixed
 # placeholder (output paths are not inputs); no host name, date, run id or
 # wall time is in it.
+declare -gA _CELL_QEMU_BIN=() _CELL_QEMU_VERSION=()
 cell_record() {
 	local out=$1 state=$2 workloads=$3 profile=$4 script=$5 runtime=$6 seed=$7 cmdline=$8 a fw f w part qemu_bin
 	shift 9
 	local args=("$@") i files=() wfiles=() fwfiles=() version vmemo
-	qemu_bin=$(command -v "$1")
+	# (resolved once per process: a batch writes hundreds of records)
+	[[ -n ${_CELL_QEMU_BIN[$1]:-} ]] || _CELL_QEMU_BIN[$1]=$(command -v "$1")
+	qemu_bin=${_CELL_QEMU_BIN[$1]}
 	files+=("$LAB_ROOT/workloads/states/$state.state" "$qemu_bin")
 	for w in ${workloads//,/ } ${profile//,/ }; do
 		for f in "$LAB_ROOT/workloads/$w".{fio,bench}; do [[ -f $f ]] && wfiles+=("$f"); done
 	done
 	[[ -z $script ]] || files+=("$LAB_ROOT/guest/scripts/$script.sh")
-	for fw in "${LAB_CELL_FIRMWARE[@]}"; do fwfiles+=("$(cell_firmware_file "$fw")"); done
+	for fw in "${LAB_CELL_FIRMWARE[@]}"; do cell_firmware_file "$fw"; fwfiles+=("$REPLY"); done
 	for ((i = 0; i < ${#args[@]}; i++)); do
 		case ${args[i]} in
 		-kernel | -initrd) files+=("${args[i + 1]}") ;;
@@ -97,8 +103,12 @@ cell_record() {
 	cell_hash "${files[@]}" "${wfiles[@]}" "${fwfiles[@]}"
 	# QEMU's version string, memoised by its binary's content
 	vmemo=$LAB_CELLS/.sha-memo/qemu-version-${CELL_SHA[$qemu_bin]}
-	[[ -s $vmemo ]] || { "$qemu_bin" --version | head -1 >"$vmemo.$$" && mv "$vmemo.$$" "$vmemo"; }
-	read -r version <"$vmemo"
+	if [[ -z ${_CELL_QEMU_VERSION[$vmemo]:-} ]]; then
+		[[ -s $vmemo ]] || { "$qemu_bin" --version | head -1 >"$vmemo.$$" && mv "$vmemo.$$" "$vmemo"; }
+		read -r version <"$vmemo"
+		_CELL_QEMU_VERSION[$vmemo]=$version
+	fi
+	version=${_CELL_QEMU_VERSION[$vmemo]}
 	echo "schema=$LAB_CELL_SCHEMA"
 	echo "state=$state"
 	echo "state_file_sha256=${CELL_SHA[$LAB_ROOT/workloads/states/$state.state]}"
@@ -165,6 +175,41 @@ cell_lookup() {
 	log "cell store: WARNING: entry $key is corrupt ($why); removed, the cell is recomputed"
 	cell_discard "$d"
 	return 1
+}
+
+# cell_lookup_many KEY...: cell_lookup for many keys in a few processes (a
+# warm matrix restores hundreds of boots at once): CELL_INTACT[KEY]=1 for each
+# complete, intact entry; a damaged one goes through cell_lookup (warned of,
+# removed) and stays out
+declare -gA CELL_INTACT=()
+# shellcheck disable=SC2034 # CELL_INTACT: read by the caller
+cell_lookup_many() {
+	local key d sums=() l
+	local -A bad=()
+	CELL_INTACT=()
+	for key in "$@"; do
+		_cell_dir "$key"
+		d=$REPLY
+		[[ -d $d ]] || continue
+		CELL_INTACT[$key]=1
+		if [[ -f $d/sha256sums && -f $d/record && -f $d/outcome ]]; then sums+=("$d/sha256sums"); else bad[$key]=1; fi
+	done
+	# one check of every entry's files against its sums (paths made
+	# absolute), and of its record against its key: sha256sum names each
+	# file that fails, and its entry is left to cell_lookup
+	if ((${#sums[@]})); then
+		while IFS= read -r l; do
+			[[ $l == *": FAILED"* ]] || continue
+			l=${l#"$LAB_CELLS/"}
+			bad[${l%%/*}]=1
+		done < <(awk '{ d = FILENAME; sub(/\/sha256sums$/, "", d); print $1 "  " d "/" $2 }
+			FNR == 1 { k = d; sub(/.*\//, "", k); print k "  " d "/record" }' "${sums[@]}" |
+			sha256sum --quiet --strict -c - 2>/dev/null || true)
+	fi
+	for key in "${!bad[@]}"; do
+		unset "CELL_INTACT[$key]"
+		cell_lookup "$key" || true
+	done
 }
 
 # cell_discard DIR: rename out of the store's namespace first (atomic), then delete

@@ -83,6 +83,28 @@ cell_store "$k" "$t/rec" "$t/o1" ok 0 3.1
 rm "$(cell_dir "$k")/sha256sums"
 miss() { ! cell_lookup "$1" 2>/dev/null; }
 check "store: a partial entry (no sha256sums) is a miss" miss "$k"
+# the batch lookup (a warm matrix's): the same verdicts as one by one
+for n in 1 2 3 4; do echo "record $n" >"$t/rec$n"; kk[n]=$(cell_key "$t/rec$n"); cell_store "${kk[n]}" "$t/rec$n" "$t/o1" ok 0 1.0; done
+echo tampered >>"$(cell_dir "${kk[2]}")/out/console.log"
+rm "$(cell_dir "${kk[3]}")/outcome"
+cp "$t/rec1" "$(cell_dir "${kk[4]}")/record" # a record that is not its key's
+(cd "$(cell_dir "${kk[4]}")" && find record outcome out -type f | LC_ALL=C sort | xargs sha256sum >sha256sums)
+warn=$(cell_lookup_many "${kk[@]}" "$(printf '%064d' 0)" 2>&1)
+cell_lookup_many "${kk[1]}" "${kk[2]}" "${kk[3]}" "${kk[4]}" 2>/dev/null
+check "store: a batch lookup keeps the intact entry only (${!CELL_INTACT[*]}) and warns of the 3 damaged ones" \
+	both test "${!CELL_INTACT[*]}" = "${kk[1]}" -- both test "$(grep -c 'is corrupt' <<<"$warn")" = 3 -- \
+	test ! -e "$(cell_dir "${kk[2]}")" -a ! -e "$(cell_dir "${kk[3]}")" -a ! -e "$(cell_dir "${kk[4]}")"
+# the parsed-lines memo (parse-results.sh --each): equal to a fresh parse, and
+# a memo whose content was changed is not trusted
+pr() { "$LAB_ROOT/scripts/analysis/parse-results.sh" "$@"; }
+res=$LAB_ROOT/tests/data/parse/fio-two-pass.txt
+fresh=$( (echo "@@file $res"; pr "$res") )
+m1=$(pr --each "$res") m2=$(pr --each "$res")
+memo=$(find "$LAB_CELLS/.parsed" -type f ! -name '*.sum' | head -1)
+echo "workload=planted rc=0 ops_per_sec=1 ns_per_op=1" >>"$memo"
+m3=$(pr --each "$res")
+check "parse memo: first and second --each equal a fresh parse; a tampered memo is parsed afresh ($(basename "$res"))" \
+	both test -n "$memo" -a "$m1" = "$fresh" -- both test "$m2" = "$fresh" -- test "$m3" = "$fresh"
 
 if quick; then
 	skip "store: boots (hit, corrupt, timeout, verify)" "--quick"
@@ -137,3 +159,19 @@ check "verify: a planted difference fails the boot loudly (rc $rc, $(grep -o 'VE
 	both test "$rc" = 1 -- both grep -q '^status=verify-mismatch' "$t/b6/boot.info" -- grep -q 'VERIFY FAILED.*results.txt' "$t/b6.err"
 check "verify: the disagreeing entry is moved out of the store (kept in .mismatch/), so the next boot recomputes it" \
 	both test ! -e "$d" -- test -n "$(find "$LAB_CELLS/.mismatch" -mindepth 1 -maxdepth 1 -name "$k.*")"
+# --- the batch restore (guest/boot.sh --restore-batch: a warm matrix's path) ---
+r7=$(boot 7)
+r10=$(boot 10)
+k7=$(sed -n 's/^cell_key=//p' "$t/b7/boot.info")
+initrd=$("$LAB_ROOT/guest/build-initramfs.sh" 2>/dev/null)
+printf '%s\n' "$t/b8 1 1 bench-nop - nohooks idle" "$t/b9 9 1 bench-nop - nohooks idle" >"$t/batch"
+batch() { LAB_BOOT_INITRD=$initrd "$LAB_ROOT/guest/boot.sh" --accel tcg --restore-batch "$t/batch" 2>"$t/batch.err"; }
+restored=$(batch)
+# info_as N: boot N's boot.info with its output dir named OUT
+info_as() { sed "s#$t/b$1#OUT#g" "$t/b$1/boot.info"; }
+check "batch: the stored boot is restored ($r7, then $r10 one by one) with the same boot.info and bytes as a hit; the unstored one is left alone" \
+	both test "$restored" = "$t/b8" -- both test "$(info_as 8)" = "$(info_as 10)" -- both same_bytes 8 10 -- test ! -e "$t/b9/boot.info"
+: >"$(cell_dir "$k7")/out/console.log"
+restored=$(batch)
+check "batch: a corrupt entry is not restored, named in a warning, and removed" \
+	both test -z "$restored" -- both grep -q "entry $k7 is corrupt" "$t/batch.err" -- test ! -e "$(cell_dir "$k7")"

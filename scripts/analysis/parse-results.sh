@@ -21,12 +21,59 @@
 # ftrace function-profiler rows (times include children: graph-time) come
 # first with an empty perf share; perf cpu-clock rows have empty hit counts.
 # Under tcg-icount ns are guest instructions.
+# parse-results.sh --each RESULTS.TXT...: the lines of each file, after a line
+# "@@file RESULTS.TXT" (a warm matrix parses hundreds of restored boots at once).
+# The lines of a file are memoised by its sha256 and this parser's (the
+# script, jq and awk binaries) in $LAB_CACHE/cells/.parsed/, with the cell
+# store (not under LAB_NO_CELL_STORE=1); a memo whose sum does not match is
+# not trusted: the file is parsed again.
 # The one reader of a guest's results stream (guest/boot.sh only checks its
 # end markers to name a boot's status).
 set -euo pipefail
 
-profile=0
+profile=0 each=0
 [[ ${1:-} == --profile ]] && { profile=1; shift; }
+[[ ${1:-} == --each ]] && { each=1; shift; }
+if ((each)); then
+	# shellcheck source=../../lib/common.sh
+	. "$(dirname "$0")/../../lib/common.sh"
+	(($#)) || exit 0
+	for f in "$@"; do [[ -f $f ]] || { echo "error: parse-results.sh: no results file '$f'" >&2; exit 2; }; done
+	memo=""
+	if [[ ${LAB_NO_CELL_STORE:-0} != 1 ]]; then
+		jq_bin=$(command -v jq) awk_bin=$(command -v awk)
+		parser=$(sha256sum "$0" "$jq_bin" "$(readlink -f "$awk_bin")" | sha256sum)
+		memo=${LAB_CELLS:-$LAB_CACHE/cells}/.parsed/${parser%% *}
+		mkdir -p "$memo"
+	fi
+	declare -A sha_of=() good=()
+	if [[ -n $memo ]]; then
+		while read -r sha f; do sha_of[$f]=$sha; done < <(sha256sum "$@")
+		sums=()
+		for f in "$@"; do [[ ! -f $memo/${sha_of[$f]}.sum ]] || sums+=("$memo/${sha_of[$f]}.sum"); done
+		if ((${#sums[@]})); then
+			# a memo is good when its content has the sum it was written with
+			while IFS= read -r l; do
+				[[ $l == *": OK" ]] && good[${l%: OK}]=1
+			done < <(cat "${sums[@]}" | (cd "$memo" && sha256sum --strict -c - 2>/dev/null) || true)
+		fi
+	fi
+	for f in "$@"; do
+		echo "@@file $f"
+		sha=${sha_of[$f]:-}
+		if [[ -n $sha && -n ${good[$sha]:-} ]]; then
+			mapfile -t lines <"$memo/$sha"
+			((${#lines[@]} == 0)) || printf '%s\n' "${lines[@]}"
+			continue
+		fi
+		if [[ -z $sha ]]; then "$0" "$f"; continue; fi
+		"$0" "$f" >"$memo/.$sha.$$"
+		mv "$memo/.$sha.$$" "$memo/$sha"
+		(cd "$memo" && sha256sum "$sha" >".$sha.sum.$$" && mv ".$sha.sum.$$" "$sha.sum")
+		cat "$memo/$sha"
+	done
+	exit 0
+fi
 f=${1:-}
 [[ -f $f ]] || { echo "error: parse-results.sh: no results file '$f'" >&2; exit 2; }
 if ((profile)); then

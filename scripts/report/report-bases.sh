@@ -53,10 +53,11 @@ FILENAME == ARGV[1] {
 {	# attribution.csv
 	if (FNR == 1) { for (i = 1; i <= NF; i++) a[$i] = i; next }
 	ins[$a["variant"], $a["state"], $a["workload"], $a["symbol"]] = $a["instructions_per_op"]
-	if (!(($a["variant"], $a["state"], $a["workload"], $a["symbol"]) in seensym)) {
-		seensym[$a["variant"], $a["state"], $a["workload"], $a["symbol"]] = 1
-		syms[$a["state"], $a["workload"]] = syms[$a["state"], $a["workload"]] SUBSEP $a["symbol"]
-		att[$a["variant"], $a["state"], $a["workload"]] = 1
+	att[$a["variant"], $a["state"], $a["workload"]] = 1
+	# each state and workload'"'"'s symbols, in the order they first appear
+	if (!(($a["state"], $a["workload"], $a["symbol"]) in seensym)) {
+		seensym[$a["state"], $a["workload"], $a["symbol"]] = 1
+		SY[$a["state"], $a["workload"], ++nsy[$a["state"], $a["workload"]]] = $a["symbol"]
 	}
 }
 # symbol s Δ of variant v against its base tree baseline, in state st, workload w
@@ -81,14 +82,20 @@ END {
 			v0 = port[d, b0]; v1 = port[d, b1]; why = ""
 			if ((v0, st, w) in att && (v1, st, w) in att && (BL[b0], st, w) in att && (BL[b1], st, w) in att) {
 				tot = sd(v1, b1, st, w, "[total]") - sd(v0, b0, st, w, "[total]")
-				ns = split(substr(syms[st, w], 2), S, SUBSEP); list = ""; shown = 0
+				ns = nsy[st, w]; list = ""; shown = 0
+				# the symbols that move by min or more, each move computed once
+				nm = 0
+				for (q = 1; q <= ns; q++) {
+					s = SY[st, w, q]; if (s == "[total]") continue
+					x = sd(v1, b1, st, w, s) - sd(v0, b0, st, w, s)
+					if (abs(x) >= min + 0) { nm++; MS[nm] = s; MX[nm] = x }
+				}
 				# the symbols that move most, up to four
 				for (r = 0; r < 4; r++) {
 					best = ""; bv = 0
-					for (q = 1; q <= ns; q++) {
-						s = S[q]; if (s == "[total]" || (s in used)) continue
-						x = sd(v1, b1, st, w, s) - sd(v0, b0, st, w, s)
-						if (abs(x) >= min + 0 && abs(x) > abs(bv)) { best = s; bv = x }
+					for (q = 1; q <= nm; q++) {
+						s = MS[q]; if (s in used) continue
+						if (abs(MX[q]) > abs(bv)) { best = s; bv = MX[q] }
 					}
 					if (best == "") break
 					used[best] = 1; list = list (shown++ ? ", " : "") sprintf("`%s` %+.1f", best, bv)

@@ -137,12 +137,26 @@ fn=${LAB_ATTRIB_FUNCTION:-io_issue_sqe}
 # write_paths OUT_DIR V S WL: the executed path of $fn in each window of one
 # attribution boot, as RUN_DIR/paths/V.S.W.$fn.txt (executed instructions only)
 write_paths() {
-	local o=$1 v=$2 s=$3 wl=$4 i=0 w ops
-	function_body "$(build_of "$v")/vmlinux" "$fn" >"$o/$fn.body"
+	local o=$1 v=$2 s=$3 wl=$4 i=0 w ops l x vmlinux body
+	local -A wops=()
+	# the listing once per kernel build and run (a run attributes a kernel in
+	# up to 9 states), named by the vmlinux's size and mtime
+	vmlinux=$(build_of "$v")/vmlinux
+	body=$dir/raw/attrib/.$v.$fn.$(stat -L -c %s.%.9Y "$vmlinux").body
+	if [[ ! -f $body ]]; then
+		function_body "$vmlinux" "$fn" >"$body.$$"
+		mv "$body.$$" "$body"
+	fi
+	cp "$body" "$o/$fn.body"
 	[[ -s $o/$fn.body ]] || return 0	# not a function of this kernel
 	mkdir -p "$dir/paths"
+	# every window's ops from one parse of the boot's results
+	while read -r l; do
+		for x in $l; do [[ $x != window_ops=* ]] || wops[${l%% *}]=${x#window_ops=}; done
+	done < <("$LAB_ROOT/scripts/analysis/parse-results.sh" "$o/results.txt" 2>/dev/null)
 	for w in ${wl//,/ }; do
-		ops=$(window_ops "$o/results.txt" "$w")
+		ops=${wops[workload=$w]:-}
+		[[ $ops =~ ^[0-9]+$ ]] || ops=""
 		[[ -n $ops && $ops -gt 0 ]] || return 1
 		annotate_listing "$o/attrib.out" "$i" "$ops" "$o/$fn.body" "$o/$fn.$w.sum" | awk '$2 + 0 > 0' >"$dir/paths/$v.$s.$w.$fn.txt.tmp" ||
 			{ rm -f "$dir/paths/$v.$s.$w.$fn.txt.tmp"; return 1; }

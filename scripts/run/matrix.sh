@@ -444,6 +444,43 @@ start_boot() {
 	nboots=$((nboots + 1))
 }
 
+# restore_stored: the pending timed boots whose kernel is built, restored from
+# the cell store in one process (matrix-cell.sh --batch) before any boots one
+# by one: a warm run starts a process per batch, not per boot. Each boot is
+# offered once; what the store does not hold boots as usual.
+declare -A offered=() wl_of=() prof_of=()
+restore_stored() {
+	local i v s r seed n=0 list=$dir/.restore-list line k
+	local -A idx=()
+	local files=()
+	for i in "${!boots[@]}"; do
+		[[ ${boot_state[$i]} == pending && -z ${offered[$i]:-} ]] || continue
+		read -r v s r <<<"${boots[$i]}"
+		[[ $r != attrib && $r != proof && ${kernel_ok[${v%-aa}]:-} == 1 ]] || continue
+		offered[$i]=1
+		[[ -n ${wl_of[$s]+x} ]] || wl_of[$s]=$(state_workloads "$s")
+		k=$s.$((r == 1))
+		[[ -n ${prof_of[$k]+x} ]] || prof_of[$k]=$(profile_for "$s" "$r")
+		seed=$(seed_of "$v" "$r")
+		idx["$v $s $r"]=$i
+		echo "$v $s $r $seed ${wl_of[$s]} ${prof_of[$k]:--} $accel $runtime $unit"
+	done >"$list"
+	((${#idx[@]})) || { rm -f "$list"; return 0; }
+	while read -r line; do
+		i=${idx[$line]:-}
+		[[ -n $i ]] || continue
+		boot_state[$i]=finished
+		files+=("$dir/cells/${line// /.}.csv")
+		n=$((n + 1))
+	done < <("$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$list" || true)
+	rm -f "$list"
+	((n)) || return 0
+	ran=$((ran + n))
+	failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "${files[@]}" | wc -l)))
+	log "[$((ran + nboots))/$to_run] restored $n boots from the cell store (elapsed $(fmt_secs $(($(now) - start))))"
+	write_run_csvs
+}
+
 # launch_ready: start boots whose kernel is built, in boot order, while slots are free
 launch_ready() {
 	local i v
@@ -488,6 +525,7 @@ ran=0 failed=0 build_failed=""
 [[ -z $hosts$slurm ]] || remote_boots
 while :; do
 	start_next_build
+	restore_stored
 	launch_ready
 	if ((${#running_jobs[@]} == 0)); then
 		[[ $adaptive == pending ]] && adaptive_round && continue
