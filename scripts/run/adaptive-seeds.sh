@@ -45,7 +45,7 @@ extra_boots() {
 	local f b v s r i j
 	for f in "$dir"/cells/*.csv; do
 		[[ -f $f ]] || continue
-		b=$(basename "$f" .csv)
+		b=${f##*/} b=${b%.csv}
 		IFS=. read -r v s r <<<"$b"
 		[[ $r =~ ^[0-9]+$ ]] || continue
 		((r > reps)) || continue
