@@ -217,6 +217,10 @@ floor_first() {
 		grep -qxF '| idle | bench-nop | 0.000 [0.000, 0.000] | exact | n.s. | — | — | — |' "$M"
 }
 check "noise and significance section comes before the summary and lists the A/A control's Δ, test and verdict (codegen absent)" floor_first
+# 3 against 3 seeds: the smallest exact rank-sum p is 0.1, above any cutoff, so no A/A control can fire by chance
+check "A/A calibration: the tested controls counted, and none expected to fire at 3 against 3 seeds" \
+	both grep -q '^- \*\*A/A calibration:\*\* 0 of [1-9][0-9]* tested .nohooks-aa. cells are significant' "$M" -- \
+	grep -qE '\(this run.s Benjamini-Hochberg cutoff\): 0\.00 expected, and 0 or$' "$M"
 every_variant() {
 	local v
 	for v in nohooks nohooks-aa upstream rfc; do row "$M" "$v" idle randread-qd128 >/dev/null || return 1; done

@@ -215,9 +215,48 @@ noise_floor() {
 		return sfmt(S[k, "delta_ns_per_op"], 3) ci(S[k, "delta_ci_lo"], S[k, "delta_ci_hi"], 3) " | " pq(k) " | " \
 			(S[k, "significant"] == "yes" ? "**significant**" : S[k, "significant"] == "no" ? "n.s." : S[k, "significant"])
 	}
+	# rs_level(n1, n2, t): the chance, under exchangeable seeds (no ties),
+	# that the exact two-sided rank-sum p of n1 against n2 values is <= t
+	function rs_level(n1, n2, t,   N, i, k, s, c, tot, mu, w, x, lev, hi) {
+		N = n1 + n2; split("", c); c[0, 0] = 1
+		hi = 0; for (i = N - n1 + 1; i <= N; i++) hi += i
+		for (i = 1; i <= N; i++)
+			for (k = (i < n1 ? i : n1); k >= 1; k--)
+				for (s = hi; s >= i; s--) if ((k - 1, s - i) in c) c[k, s] += c[k - 1, s - i]
+		tot = 0; for (s = 0; s <= hi; s++) if ((n1, s) in c) tot += c[n1, s]
+		mu = n1 * (N + 1) / 2; lev = 0
+		for (w = 0; w <= hi; w++) {
+			if (!((n1, w) in c)) continue
+			x = 0
+			for (s = 0; s <= hi; s++) if ((n1, s) in c && abs(s - mu) >= abs(w - mu) - 1e-9) x += c[n1, s]
+			if (x / tot <= t + 1e-12) lev += c[n1, w] / tot
+		}
+		return lev
+	}
+	function abs(x) { return x < 0 ? -x : x }
 	END {
 		if (bad) exit bad
 		sorted_axes()
+		# the Benjamini-Hochberg cutoff: the largest p of a tested cell with q <= fdr
+		cut = 0
+		for (i = 0; i < nk; i++) {
+			k = K[i]
+			if (S[k, "fdr"] != "" && S[k, "method"] != "exact" && S[k, "q_value"] != "" && S[k, "q_value"] + 0 <= S[k, "fdr"] + 0 && S[k, "p_value"] + 0 > cut) cut = S[k, "p_value"] + 0
+		}
+		# each tested A/A control: its chance to fire under exchangeable seeds (Poisson-binomial over them)
+		naa = kaa = eaa = 0; split("", PB); PB[0] = 1
+		for (i = 0; i < nk; i++) {
+			k = K[i]
+			split(k, p, SUBSEP)
+			if (!is_aa(p[1]) || S[k, "fdr"] == "" || S[k, "method"] == "exact" || S[k, "p_value"] == "") continue
+			bk = BL[RB[p[1]]] SUBSEP p[2] SUBSEP p[3]
+			if (!(bk in have)) continue
+			lv = rs_level(S[k, "n"] + 0, S[bk, "n"] + 0, cut)
+			naa++; eaa += lv; kaa += (S[k, "significant"] == "yes")
+			for (j = naa; j >= 1; j--) PB[j] = PB[j] * (1 - lv) + PB[j - 1] * lv
+			PB[0] *= 1 - lv
+		}
+		ptail = 0; for (j = kaa; j <= naa; j++) ptail += PB[j]
 		for (i = 0; i < nk; i++) {
 			k = K[i]
 			if (S[k, "fdr"] == "") continue
@@ -245,6 +284,12 @@ noise_floor() {
 		print "  significant when its q ≤ " q ", so at most " q " of the significant cells are expected to be false discoveries."
 		print "  " disc + 0 " are significant (" dex + 0 " exact, " disc - dex " tested). Device-time workloads are never judged: " devtime_note "."
 		print "- A cell whose `" aa "` row is itself significant is not significant: the base does not repeat under other seeds there."
+		if (naa) {
+			printf "- **A/A calibration:** %d of %d tested `%s` cells are significant. If the seeds are exchangeable, each fires with the\n", kaa, naa, aa
+			printf "  chance that its exact rank-sum null gives p ≤ %.4f (this run'"'"'s Benjamini-Hochberg cutoff): %.2f expected, and %d or\n", cut, eaa, kaa
+			printf "  more with probability %.2f (Poisson-binomial over the cells).%s\n", ptail, \
+				(ptail < 0.05 ? " **More than chance: the seed sampling is not exchangeable somewhere.**" : " No more than chance.")
+		}
 		print ""
 		print "The controls are tested like every other cell. `" aa "` is `" base "` under other seeds (tested against `" base "` alone);"
 		print "`" cg "` is `" base "` plus one neutral reordering of a test inside `io_issue_sqe` (the same semantics, different"
@@ -256,8 +301,9 @@ noise_floor() {
 			print "In real time its layout also moves the figure through cache and branch behaviour: it is a second seed control too."
 		print ""
 		if (bad_ctl != "") {
-			print "> **WARNING: A/A control cells significant:** " bad_ctl ". At 3 seeds a noisy verdict rests on one ordering of"
-			print "> 9 values; a control at the smallest possible p says how fragile that is. Rerun with more seeds (`--reps`)."
+			print "> **WARNING: A/A control cells significant:** " bad_ctl ". Every verdict in those cells is void (not"
+			print "> significant); the A/A calibration above says whether their number is more than chance. More seeds (`--reps`)"
+			print "> narrow the cells, not the chance that a control fires."
 			print ""
 		}
 		# one table per base tree: its own A/A and codegen controls
