@@ -29,8 +29,8 @@
 #                      classify and write boot.info (same rules as a local boot)
 #   --restore-batch FILE  no VARIANT STATE: restore every stored boot of FILE
 #                      (a line each: OUT SEED RUNTIME WORKLOADS PROFILE VARIANT
-#                      STATE, PROFILE - for none; matrix timed boots under
-#                      --accel tcg, LAB_BOOT_INITRD set) in one process: the
+#                      STATE [PLUGIN], PROFILE - for none, PLUGIN as --plugin;
+#                      under --accel tcg, LAB_BOOT_INITRD set) in one process: the
 #                      same record, key, checks, files and boot.info as a
 #                      boot's cell=hit; prints each restored OUT. Boots not
 #                      stored are left alone (the caller boots them one by one)
@@ -215,21 +215,21 @@ if [[ -n $batch ]]; then
 	batch_mode=1 ran=0 rc=0 timeout=0 mode=run
 	declare -A image_of=()
 	outs=() recs=() keys=() lines=()
-	while read -r out seed runtime workloads profile v state; do
-		[[ -n $state ]] || die_usage "boot --restore-batch: a line of $batch is not OUT SEED RUNTIME WORKLOADS PROFILE VARIANT STATE"
+	while read -r out seed runtime workloads profile v state plugin; do
+		[[ -n $state ]] || die_usage "boot --restore-batch: a line of $batch is not OUT SEED RUNTIME WORKLOADS PROFILE VARIANT STATE [PLUGIN]"
 		[[ $profile != - ]] || profile=""
 		[[ -n ${image_of[$v]+x} ]] || image_of[$v]=$(build_of "$v")/arch/x86/boot/bzImage
 		image=${image_of[$v]}
 		[[ -f $image && -f $LAB_ROOT/workloads/states/$state.state ]] || continue
 		compose
-		lines+=("$out $seed $runtime $workloads ${profile:--} $v $state")
+		lines+=("$out $seed $runtime $workloads ${profile:--} $v $state $plugin")
 		outs+=("$out")
 	done <"$batch"
 	((${#outs[@]})) || exit 0
 	mkdir -p "${outs[@]}"
 	cell_hash "$initrd"
 	for i in "${!lines[@]}"; do
-		read -r out seed runtime workloads profile v state <<<"${lines[$i]}"
+		read -r out seed runtime workloads profile v state plugin <<<"${lines[$i]}"
 		[[ $profile != - ]] || profile=""
 		image=${image_of[$v]}
 		compose
@@ -244,9 +244,11 @@ if [[ -n $batch ]]; then
 	((${#hits[@]})) || exit 0
 	# the restored files, then one grep per question over all of them
 	for i in "${hits[@]}"; do
-		out=${outs[i]}
-		rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log"
-		cell_restore "${keys[i]}" "$out"
+		read -r out seed runtime workloads profile v state plugin <<<"${lines[$i]}"
+		[[ $profile != - ]] || profile=""
+		compose
+		rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
+		cell_restore "${keys[i]}" "$out" "$plugin_out"
 	done
 	ask() { local f; while IFS= read -r f; do HAS[$1 ${f%/*}]=1; done < <(shift; "$@" 2>/dev/null || true); }
 	cons=() ress=()
@@ -257,7 +259,7 @@ if [[ -n $batch ]]; then
 	ask problems grep -l '^@@LAB dmesg problems=[1-9]' "${ress[@]}"
 	ask error grep -l '^@@LAB error' "${ress[@]}"
 	for i in "${hits[@]}"; do
-		read -r out seed runtime workloads profile v state <<<"${lines[$i]}"
+		read -r out seed runtime workloads profile v state plugin <<<"${lines[$i]}"
 		[[ $profile != - ]] || profile=""
 		image=${image_of[$v]}
 		compose

@@ -19,6 +19,8 @@
 # cells (one loop, one progress line, one n/a rule: lib/common.sh cell_na):
 #   attribute.sh --plan RUN_DIR       the boots: "VARIANT STATE WORKLOADS" a line
 #   attribute.sh --cell RUN_DIR V S WL  one boot, its rows in RUN_DIR/attribution/
+#   attribute.sh --cells RUN_DIR LIST  the stored boots of LIST ("V S WL" lines)
+#                                     restored together; prints "V S" of each done
 #   attribute.sh --assemble RUN_DIR   attribution.csv and footprint.csv from them
 #   attribute.sh RUN_DIR              all three, one boot at a time (by hand)
 #   LAB_ATTRIB_WORKLOADS  headline workloads (default bench-nop,bench-read,bench-openclose,
@@ -41,12 +43,14 @@ rows_only=0 mode=all
 case ${1:-} in
 --rows) rows_only=1; shift ;;
 --footprint) rows_only=2; shift ;;
---plan | --cell | --assemble) mode=${1#--}; shift ;;
+--plan | --cell | --cells | --assemble) mode=${1#--}; shift ;;
 esac
 if ((rows_only)); then
 	(($# == 4)) || die_usage "usage: attribute.sh --rows|--footprint BOOT_DIR VARIANT STATE WORKLOADS"
 elif [[ $mode == cell ]]; then
 	(($# == 4)) || die_usage "usage: attribute.sh --cell RUN_DIR VARIANT STATE WORKLOADS"
+elif [[ $mode == cells ]]; then
+	(($# == 2)) || die_usage "usage: attribute.sh --cells RUN_DIR LIST"
 else
 	(($# == 1)) || die_usage "usage: attribute.sh [--plan | --assemble] RUN_DIR (a results/<run-id> dir with matrix.conf)"
 fi
@@ -192,36 +196,84 @@ plan() {
 	done
 }
 
-# cell V S WL: one attribution boot and its rows, written last and atomically
-# (attribution/V.S.csv there means the boot is done); a failed boot writes
-# none and says why on one line
+# plugin_args V O: the lab-attrib arguments of V's attribution boot into O
+declare -A map_of=()
+plugin_args() {
+	[[ -n ${map_of[$1]:-} ]] || map_of[$1]=$(build_of "$1")/System.map
+	REPLY="file=$plugin,map=${map_of[$1]},out=$2/attrib.out,insns=$fn,lines=1,sub=$subfn"
+}
+
+# derive V S WL: the rows of a finished attribution boot in raw/attrib/V.S,
+# written last and atomically (attribution/V.S.csv there means the boot is
+# done); status 1, and one line saying why, when they cannot be made
+derive() {
+	local v=$1 s=$2 wl=$3 o=$dir/raw/attrib/$1.$2 l wall=""
+	if rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl" &&
+		footprint "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.footprint.tmp"; then
+		mv "$dir/attribution/$v.$s.footprint.tmp" "$dir/attribution/$v.$s.footprint"
+		mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv"
+		while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$o/boot.info"
+		mapfile -t l <"$dir/attribution/$v.$s.csv"
+		log "  done attribution $v / $s: ${#l[@]} rows, ${wall}s wall"
+	else
+		rm -f "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.footprint.tmp"
+		log "  attribution $v / $s: failed (logs in $o)"
+		return 1
+	fi
+}
+
+# cell V S WL: one attribution boot and its rows (derive); a failed boot
+# writes none and says why on one line
 cell() {
-	local v=$1 s=$2 wl=$3 o plugin rc=0 bpid
+	local v=$1 s=$2 wl=$3 o rc=0 bpid
 	plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
 	o=$dir/raw/attrib/$v.$s
 	rm -rf "$o"
 	mkdir -p "$o" "$dir/attribution"
+	plugin_args "$v" "$o"
 	# boot.sh dies with this script (parent-death signal), and QEMU with boot.sh;
 	# a stop (TERM, INT) is passed on to it at once: it runs in the background
 	# and is waited for, so the trap runs without waiting for the boot
 	setpriv --pdeathsig KILL "$LAB_ROOT/guest/boot.sh" --accel tcg --seed 1 --runtime "${runtime:-1}" --workloads "$wl" \
-		--plugin "file=$plugin,map=$(build_of "$v")/System.map,out=$o/attrib.out,insns=$fn,lines=1,sub=$subfn" \
-		--out "$o" "$v" "$s" 2>"$o/boot.stderr" &
+		--plugin "$REPLY" --out "$o" "$v" "$s" 2>"$o/boot.stderr" &
 	bpid=$!
 	trap 'kill -TERM "$bpid" 2>/dev/null; exit 143' TERM
 	trap 'kill -TERM "$bpid" 2>/dev/null; exit 130' INT
 	wait "$bpid" || rc=$?
 	trap - TERM INT
-	if ((rc == 0)) && rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl" &&
-		footprint "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.footprint.tmp"; then
-		mv "$dir/attribution/$v.$s.footprint.tmp" "$dir/attribution/$v.$s.footprint"
-		mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv"
-		log "  done attribution $v / $s: $(grep -c . "$dir/attribution/$v.$s.csv") rows, $(sed -n 's/^wall_secs=//p' "$o/boot.info")s wall"
-	else
-		rm -f "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.footprint.tmp"
+	if ((rc != 0)); then
 		log "  attribution $v / $s: failed (rc $rc, logs in $o)"
 		return 1
 	fi
+	derive "$v" "$s" "$wl"
+}
+
+# cells LIST: the boots of LIST ("V S WL" lines) that the cell store holds,
+# restored in one go (guest/boot.sh --restore-batch) and their rows made in
+# this process; prints "V S" of each one done (the rest boot one by one)
+cells() {
+	local list=$1 v s wl o blist=$dir/.attrib-restore.$$ outs=()
+	local -A spec=()
+	plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
+	while read -r v s wl; do
+		[[ -n $wl ]] || die_usage "attribute --cells: a line of $list is not VARIANT STATE WORKLOADS"
+		o=$dir/raw/attrib/$v.$s
+		outs+=("$o")
+		spec[$o]="$v $s $wl"
+		plugin_args "$v" "$o"
+		echo "$o 1 ${runtime:-1} $wl - $v $s $REPLY"
+	done <"$list" >"$blist"
+	((${#outs[@]})) || { rm -f "$blist"; return 0; }
+	rm -rf "${outs[@]}"
+	mkdir -p "$dir/attribution"
+	mapfile -t outs < <(LAB_BOOT_PREBUILT=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --restore-batch "$blist" || true)
+	rm -f "$blist"
+	for o in "${outs[@]}"; do
+		read -r v s wl <<<"${spec[$o]}"
+		: >"$o/boot.stderr"
+		derive "$v" "$s" "$wl" && echo "$v $s"
+	done
+	return 0
 }
 
 # assemble: attribution.csv and footprint.csv from the plan's boots, in plan
@@ -260,6 +312,7 @@ cell)
 	check_variant "$2" && check_state "$3" && check_workload_list "$4"
 	cell "$2" "$3" "$4"
 	;;
+cells) cells "$2" ;;
 assemble) assemble ;;
 all)
 	# by hand: the plan's boots one at a time (the matrix runs them in its

@@ -444,10 +444,11 @@ start_boot() {
 	nboots=$((nboots + 1))
 }
 
-# restore_stored: the pending timed boots whose kernel is built, restored from
-# the cell store in one process (matrix-cell.sh --batch) before any boots one
-# by one: a warm run starts a process per batch, not per boot. Each boot is
-# offered once; what the store does not hold boots as usual.
+# restore_stored: the pending timed and attribution boots whose kernel is
+# built, restored from the cell store in one process each (matrix-cell.sh
+# --batch, attribute.sh --cells) before any boots one by one: a warm run starts
+# a process per batch, not per boot. Each boot is offered once; what the
+# store does not hold boots as usual.
 declare -A offered=() wl_of=() prof_of=()
 restore_stored() {
 	local i v s r seed n=0 list=$dir/.restore-list line k
@@ -465,18 +466,37 @@ restore_stored() {
 		idx["$v $s $r"]=$i
 		echo "$v $s $r $seed ${wl_of[$s]} ${prof_of[$k]:--} $accel $runtime $unit"
 	done >"$list"
-	((${#idx[@]})) || { rm -f "$list"; return 0; }
-	while read -r line; do
-		i=${idx[$line]:-}
-		[[ -n $i ]] || continue
-		boot_state[$i]=finished
-		files+=("$dir/cells/${line// /.}.csv")
-		n=$((n + 1))
-	done < <("$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$list" || true)
+	if ((${#idx[@]})); then
+		while read -r line; do
+			i=${idx[$line]:-}
+			[[ -n $i ]] || continue
+			boot_state[$i]=finished
+			files+=("$dir/cells/${line// /.}.csv")
+			n=$((n + 1))
+		done < <("$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$list" || true)
+		((n == 0)) || failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "${files[@]}" | wc -l)))
+	fi
+	# the attribution boots alike (scripts/run/attribute.sh --cells)
+	idx=()
+	for i in "${!boots[@]}"; do
+		[[ ${boot_state[$i]} == pending && -z ${offered[$i]:-} ]] || continue
+		read -r v s r <<<"${boots[$i]}"
+		[[ $r == attrib && ${kernel_ok[$v]:-} == 1 ]] || continue
+		offered[$i]=1
+		idx["$v $s"]=$i
+		echo "$v $s ${attrib_wl[$v.$s]}"
+	done >"$list"
+	if ((${#idx[@]})); then
+		while read -r line; do
+			i=${idx[$line]:-}
+			[[ -n $i ]] || continue
+			boot_state[$i]=finished
+			n=$((n + 1))
+		done < <("$LAB_ROOT/scripts/run/attribute.sh" --cells "$dir" "$list" || true)
+	fi
 	rm -f "$list"
 	((n)) || return 0
 	ran=$((ran + n))
-	failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "${files[@]}" | wc -l)))
 	log "[$((ran + nboots))/$to_run] restored $n boots from the cell store (elapsed $(fmt_secs $(($(now) - start))))"
 	write_run_csvs
 }
