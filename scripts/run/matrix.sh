@@ -449,51 +449,53 @@ start_boot() {
 # --batch, attribute.sh --cells) before any boots one by one: a warm run starts
 # a process per batch, not per boot. Each boot is offered once; what the
 # store does not hold boots as usual.
-declare -A offered=() wl_of=() prof_of=()
-restore_stored() {
-	local i v s r seed n=0 list=$dir/.restore-list line k
-	local -A idx=()
-	local files=()
+declare -A offered=() wl_of=() prof_of=() restore_idx=()
+# restore_list KIND: the batch's lines for the pending boots of KIND (timed or
+# attrib) whose kernel is built and that were not offered yet (restore_idx:
+# each line's boot); restore_batch CMD...: CMD prints the lines of the boots
+# it restored: they are finished (RESTORED: their count)
+restore_list() {
+	local i v s r k
+	restore_idx=()
 	for i in "${!boots[@]}"; do
 		[[ ${boot_state[$i]} == pending && -z ${offered[$i]:-} ]] || continue
 		read -r v s r <<<"${boots[$i]}"
-		[[ $r != attrib && $r != proof && ${kernel_ok[${v%-aa}]:-} == 1 ]] || continue
+		case $r in proof) continue ;; attrib) [[ $1 == attrib ]] || continue ;; *) [[ $1 == timed ]] || continue ;; esac
+		[[ ${kernel_ok[${v%-aa}]:-} == 1 ]] || continue
 		offered[$i]=1
+		if [[ $1 == attrib ]]; then
+			restore_idx["$v $s"]=$i
+			echo "$v $s ${attrib_wl[$v.$s]}"
+			continue
+		fi
 		[[ -n ${wl_of[$s]+x} ]] || wl_of[$s]=$(state_workloads "$s")
 		k=$s.$((r == 1))
 		[[ -n ${prof_of[$k]+x} ]] || prof_of[$k]=$(profile_for "$s" "$r")
-		seed=$(seed_of "$v" "$r")
-		idx["$v $s $r"]=$i
-		echo "$v $s $r $seed ${wl_of[$s]} ${prof_of[$k]:--} $accel $runtime $unit"
-	done >"$list"
-	if ((${#idx[@]})); then
-		while read -r line; do
-			i=${idx[$line]:-}
-			[[ -n $i ]] || continue
-			boot_state[$i]=finished
-			files+=("$dir/cells/${line// /.}.csv")
-			n=$((n + 1))
-		done < <("$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$list" || true)
-		((n == 0)) || failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "${files[@]}" | wc -l)))
-	fi
-	# the attribution boots alike (scripts/run/attribute.sh --cells)
-	idx=()
-	for i in "${!boots[@]}"; do
-		[[ ${boot_state[$i]} == pending && -z ${offered[$i]:-} ]] || continue
-		read -r v s r <<<"${boots[$i]}"
-		[[ $r == attrib && ${kernel_ok[$v]:-} == 1 ]] || continue
-		offered[$i]=1
-		idx["$v $s"]=$i
-		echo "$v $s ${attrib_wl[$v.$s]}"
-	done >"$list"
-	if ((${#idx[@]})); then
-		while read -r line; do
-			i=${idx[$line]:-}
-			[[ -n $i ]] || continue
-			boot_state[$i]=finished
-			n=$((n + 1))
-		done < <("$LAB_ROOT/scripts/run/attribute.sh" --cells "$dir" "$list" || true)
-	fi
+		restore_idx["$v $s $r"]=$i
+		echo "$v $s $r $(seed_of "$v" "$r") ${wl_of[$s]} ${prof_of[$k]:--} $accel $runtime $unit"
+	done
+}
+restore_batch() {
+	local line i
+	RESTORED=()
+	((${#restore_idx[@]})) || return 0
+	while read -r line; do
+		i=${restore_idx[$line]:-}
+		[[ -n $i ]] || continue
+		boot_state[$i]=finished
+		RESTORED+=("$line")
+	done < <("$@" || true)
+}
+restore_stored() {
+	local n=0 list=$dir/.restore-list files=() line
+	restore_list timed >"$list"
+	restore_batch "$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$list"
+	for line in "${RESTORED[@]}"; do files+=("$dir/cells/${line// /.}.csv"); done
+	n=${#RESTORED[@]}
+	((n == 0)) || failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "${files[@]}" | wc -l)))
+	restore_list attrib >"$list"
+	restore_batch "$LAB_ROOT/scripts/run/attribute.sh" --cells "$dir" "$list"
+	n=$((n + ${#RESTORED[@]}))
 	rm -f "$list"
 	((n)) || return 0
 	ran=$((ran + n))
