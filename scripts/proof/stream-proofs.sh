@@ -88,6 +88,11 @@ case $mode in
 	mapfile -t vs < <(plan "$dir")
 	((${#vs[@]})) || exit 0
 	rc=0 lines=()
+	# the comparisons run nproc at a time, each into its own file; their
+	# lines are then taken in plan order
+	tmp=$(mktemp -d "$dir/.streams.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	jobs=0
 	for v in "${vs[@]}"; do
 		if ! proof_done "$dir" "$v"; then
 			log "stream-proofs: $v: no finished proof boot (log $dir/proof/$v.log)"
@@ -97,8 +102,14 @@ case $mode in
 		ref=$(reference_on "$(variant_base "$v")")
 		[[ -f $dir/proof/$ref/results.txt ]] || { log "stream-proofs: $v: no proof boot of its reference $ref"; rc=1; continue; }
 		# (exit 1: not as expected; that is the verdict, in the lines)
-		cmp=$("$LAB_ROOT/scripts/proof/stream-compare.sh" "$dir/proof/$ref/results.txt" "$v" "$dir/proof/$v/results.txt") || (($? == 1)) || { rc=1; continue; }
-		lines+=("$cmp")
+		{ "$LAB_ROOT/scripts/proof/stream-compare.sh" "$dir/proof/$ref/results.txt" "$v" "$dir/proof/$v/results.txt" >"$tmp/$v" || (($? == 1)) || rm -f "$tmp/$v"; } &
+		((++jobs < LAB_JOBS)) || { wait -n || true; jobs=$((jobs - 1)); }
+		touch "$tmp/$v.asked"
+	done
+	wait
+	for v in "${vs[@]}"; do
+		[[ -f $tmp/$v.asked ]] || continue
+		if [[ -f $tmp/$v ]]; then lines+=("$(<"$tmp/$v")"); else rc=1; fi
 	done
 	save "$dir/streams.txt" streams
 	log "stream-proofs: $(grep -c '^stream ' "$dir/streams.txt") scenario verdicts of ${#lines[@]} variants in $dir/streams.txt, $(grep -c '^stream .* ok=0' "$dir/streams.txt") not as expected"
