@@ -183,15 +183,20 @@ state_workloads() { run_state_workloads "$workloads" "$1"; }
 plan() {
 	[[ $accel == tcg ]] || return 0
 	local v s w hw
+	local -A swl=()
 	for v in ${variants//,/ }; do
 		[[ $v == *-aa ]] && continue
 		for s in ${states//,/ }; do
 			! cell_na "$v" "$s" || continue
-			hw=()
-			for w in $(state_workloads "$s" | tr ',' ' '); do
-				[[ ,$headline, == *,$w,* && -f $LAB_ROOT/workloads/$w.bench ]] && hw+=("$w")
-			done
-			((${#hw[@]} == 0)) || echo "$v $s $(IFS=,; echo "${hw[*]}")"
+			# (each state's list once: the plan is asked for at every assemble)
+			if [[ -z ${swl[$s]+x} ]]; then
+				hw=()
+				for w in $(state_workloads "$s" | tr ',' ' '); do
+					[[ ,$headline, == *,$w,* && -f $LAB_ROOT/workloads/$w.bench ]] && hw+=("$w")
+				done
+				swl[$s]=$(IFS=,; echo "${hw[*]}")
+			fi
+			[[ -z ${swl[$s]} ]] || echo "$v $s ${swl[$s]}"
 		done
 	done
 }
@@ -287,11 +292,13 @@ assemble() {
 	done
 	# joined HEADER EXT: HEADER, then each boot's attribution/V.S.EXT in plan order
 	joined() {
+		local files=()
 		echo "$1"
 		for j in "${jobs[@]}"; do
 			read -r v s _ <<<"$j"
-			if [[ -f $dir/attribution/$v.$s.$2 ]]; then cat "$dir/attribution/$v.$s.$2"; fi
+			if [[ -f $dir/attribution/$v.$s.$2 ]]; then files+=("$dir/attribution/$v.$s.$2"); fi
 		done
+		((${#files[@]} == 0)) || cat "${files[@]}"
 	}
 	attribution_csv() { joined "variant,state,workload,seed,accel,unit,symbol,instructions_per_op,mem_accesses_per_op,calls_per_op" csv; }
 	footprint_csv() { joined "variant,state,workload,seed,accel,ops,kernel_lines,kernel_lines_per_op,kernel_text_bytes,hot_text_bytes,sub_symbol,sub_instructions_per_op,sub_mem_accesses_per_op,sub_calls_per_op" footprint; }
