@@ -444,16 +444,15 @@ start_boot() {
 	nboots=$((nboots + 1))
 }
 
-# restore_stored: the pending timed and attribution boots whose kernel is
-# built, restored from the cell store in one process each (matrix-cell.sh
-# --batch, attribute.sh --cells) before any boots one by one: a warm run starts
-# a process per batch, not per boot. Each boot is offered once; what the
-# store does not hold boots as usual.
+# Restoring from the cell store: the pending timed and attribution boots whose
+# kernel is built go to one process per kind and batch (matrix-cell.sh
+# --batch, attribute.sh --cells), run as a job like a boot, before any boots
+# one by one: a warm run starts a process per batch, not per boot. Each boot
+# is offered once; what the store does not hold boots as usual.
 declare -A offered=() wl_of=() prof_of=() restore_idx=()
 # restore_list KIND: the batch's lines for the pending boots of KIND (timed or
 # attrib) whose kernel is built and that were not offered yet (restore_idx:
-# each line's boot); restore_batch CMD...: CMD prints the lines of the boots
-# it restored: they are finished (RESTORED: their count)
+# each line's boot)
 restore_list() {
 	local i v s r k
 	restore_idx=()
@@ -475,32 +474,47 @@ restore_list() {
 		echo "$v $s $r $(seed_of "$v" "$r") ${wl_of[$s]} ${prof_of[$k]:--} $accel $runtime $unit"
 	done
 }
-restore_batch() {
-	local line i
-	RESTORED=()
-	((${#restore_idx[@]})) || return 0
-	while read -r line; do
-		i=${restore_idx[$line]:-}
-		[[ -n $i ]] || continue
-		boot_state[$i]=finished
-		RESTORED+=("$line")
-	done < <("$@" || true)
-}
+# restore_stored: a batch of each kind as a job of its own, while a slot is
+# free (the two kinds restore side by side, as two guests would run)
 restore_stored() {
-	local n=0 list=$dir/.restore-list files=() line
-	restore_list timed >"$list"
-	restore_batch "$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$list"
-	for line in "${RESTORED[@]}"; do files+=("$dir/cells/${line// /.}.csv"); done
-	n=${#RESTORED[@]}
-	((n == 0)) || failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "${files[@]}" | wc -l)))
-	restore_list attrib >"$list"
-	restore_batch "$LAB_ROOT/scripts/run/attribute.sh" --cells "$dir" "$list"
-	n=$((n + ${#RESTORED[@]}))
-	rm -f "$list"
+	local kind jd i k cmd
+	for kind in timed attrib; do
+		((nboots < boot_jobs)) || return 0
+		jd=$(mktemp -d "$dir/.restore.XXXXXX")
+		restore_list "$kind" >"$jd/list"
+		if ((${#restore_idx[@]} == 0)); then rm -rf "$jd"; continue; fi
+		for k in "${!restore_idx[@]}"; do
+			i=${restore_idx[$k]}
+			boot_state[$i]=restoring
+			printf '%s\t%s\n' "$k" "$i"
+		done >"$jd/map"
+		if [[ $kind == timed ]]; then cmd=("$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$jd/list"); else cmd=("$LAB_ROOT/scripts/run/attribute.sh" --cells "$dir" "$jd/list"); fi
+		# (its processes die with the matrix, as a boot's do)
+		setsid setpriv --pdeathsig KILL "${cmd[@]}" >"$jd/out" &
+		running_jobs[$!]="restore $kind $jd"
+		nboots=$((nboots + 1))
+	done
+}
+# restore_done KIND JOB_DIR: the boots the batch restored are finished, the
+# others pending again (they boot one by one)
+restore_done() {
+	local kind=$1 jd=$2 line k i n=0 files=()
+	local -A map=()
+	while IFS=$'\t' read -r k i; do map[$k]=$i; done <"$jd/map"
+	while read -r line; do
+		i=${map[$line]:-}
+		[[ -n $i && ${boot_state[$i]} == restoring ]] || continue
+		boot_state[$i]=finished
+		[[ $kind == attrib ]] || files+=("$dir/cells/${line// /.}.csv")
+		n=$((n + 1))
+	done <"$jd/out"
+	for i in "${map[@]}"; do [[ ${boot_state[$i]} != restoring ]] || boot_state[$i]=pending; done
+	rm -rf "$jd"
 	((n)) || return 0
+	((${#files[@]} == 0)) || failed=$((failed + $(awk -F, '$7 != "ok" && $7 != "n/a"' "${files[@]}" | wc -l)))
 	ran=$((ran + n))
-	log "[$((ran + nboots))/$to_run] restored $n boots from the cell store (elapsed $(fmt_secs $(($(now) - start))))"
-	write_run_csvs
+	log "[$((ran + nboots))/$to_run] restored $n $([[ $kind == attrib ]] && echo 'attribution ')boots from the cell store (elapsed $(fmt_secs $(($(now) - start))))"
+	[[ $kind == attrib ]] || write_run_csvs
 }
 
 # launch_ready: start boots whose kernel is built, in boot order, while slots are free
@@ -569,6 +583,11 @@ while :; do
 			log "matrix: kernel $k failed to build (rc $rc, log $dir/raw/build-$k.log); its boots are not run"
 		fi
 		builds_done && [[ -z $build_failed ]] && write_manifest
+		;;
+	restore\ *)
+		nboots=$((nboots - 1))
+		read -r _ k jd <<<"$job"
+		restore_done "$k" "$jd"
 		;;
 	boot\ *)
 		i=${job#boot }
