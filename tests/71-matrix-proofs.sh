@@ -52,6 +52,18 @@ else
 	printf '%s\n' "$out" | tail -5
 	not_ok "--resume of the finished run boots nothing (proof boots included)"
 fi
+# the verdicts' memo (a scratch store): a second --assemble reads it and
+# writes the same streams.txt; a tampered memo is computed afresh
+cp "$d/streams.txt" "$tmp/streams.ref"
+assemble() { LAB_NO_CELL_STORE=0 LAB_CELLS=$tmp/cells "$LAB_ROOT/scripts/proof/stream-proofs.sh" --assemble "$d" 2>/dev/null; }
+assemble
+nmemo=$(find "$tmp/cells/.streams" -type f ! -name '*.sum' 2>/dev/null | wc -l)
+assemble
+same1=$(cmp -s "$d/streams.txt" "$tmp/streams.ref" && echo yes)
+for f in "$tmp/cells/.streams"/*; do [[ $f == *.sum ]] || sed -i 's/ ok=1/ ok=0/' "$f"; done
+assemble
+check "stream-proofs: the verdicts are memoised ($nmemo memos), reread identical, and a tampered memo is not trusted" \
+	both test "$nmemo" -gt 1 -a "$same1" = yes -- cmp -s "$d/streams.txt" "$tmp/streams.ref"
 # without smack: no proof boot in the plan
 mkdir -p "$tmp/nosmack"
 printf 'variants=%s\nstates=idle,off\nworkloads=\nreps=1\nruntime=1\naccel=tcg\nprofile=none\nseed_base=0\nbases=\n' "$bl,$design" >"$tmp/nosmack/matrix.conf"
