@@ -175,3 +175,12 @@ check "batch: the stored boot is restored ($r7, then $r10 one by one) with the s
 restored=$(batch)
 check "batch: a corrupt entry is not restored, named in a warning, and removed" \
 	both test -z "$restored" -- both grep -q "entry $k7 is corrupt" "$t/batch.err" -- test ! -e "$(cell_dir "$k7")"
+# --- a warm matrix: its boots restored in batches (matrix.sh restore jobs) ---
+mx() { LAB_RESULTS=$t/results "$LAB_ROOT/run.sh" matrix --variants nohooks --states off,idle --workloads bench-nop \
+	--reps 2 --cells-only --accel tcg --run-id "$1" >"$t/$1.log" 2>&1; }
+mx cold1 || true
+mx warm1 || true
+nboot=$(grep -c '^\[[0-9]*/[0-9]*\] boot ' "$t/warm1.log" || true)
+check "matrix: a second run restores every boot in a batch (${nboot} booted; $(grep -o 'restored [0-9]* boots' "$t/warm1.log" | paste -sd, -)) with the first run's cells.csv" \
+	both test "$nboot" = 0 -- both grep -q 'restored 4 boots from the cell store' "$t/warm1.log" -- \
+	cmp -s "$t/results/cold1/cells.csv" "$t/results/warm1/cells.csv"
