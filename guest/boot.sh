@@ -197,6 +197,7 @@ write_info() {
 outcome() {
 	local l
 	rc="" wall=""
+	_cell_dir "$1"
 	while IFS= read -r l || [[ -n $l ]]; do
 		case $l in qemu_rc=*) rc=${l#qemu_rc=} ;; wall_secs=*) wall=${l#wall_secs=} ;; esac
 	done <"$REPLY/outcome"
@@ -214,14 +215,13 @@ if [[ -n $batch ]]; then
 	[[ -n $initrd && -f $initrd ]] || exit 0
 	batch_mode=1 ran=0 rc=0 timeout=0 mode=run
 	declare -A image_of=()
-	outs=() recs=() keys=() lines=()
+	outs=() recs=() keys=() lines=() pouts=()
 	while read -r out seed runtime workloads profile v state plugin; do
 		[[ -n $state ]] || die_usage "boot --restore-batch: a line of $batch is not OUT SEED RUNTIME WORKLOADS PROFILE VARIANT STATE [PLUGIN]"
 		[[ $profile != - ]] || profile=""
 		[[ -n ${image_of[$v]+x} ]] || image_of[$v]=$(build_of "$v")/arch/x86/boot/bzImage
 		image=${image_of[$v]}
 		[[ -f $image && -f $LAB_ROOT/workloads/states/$state.state ]] || continue
-		compose
 		lines+=("$out $seed $runtime $workloads ${profile:--} $v $state $plugin")
 		outs+=("$out")
 	done <"$batch"
@@ -235,7 +235,7 @@ if [[ -n $batch ]]; then
 		compose
 		cell_hash "$image"
 		cell_record "$out" "$state" "$workloads" "$profile" "" "$runtime" "$seed" "$cmdline" -- "${qemu[@]}" >"$out/cell.record"
-		recs+=("$out/cell.record")
+		recs+=("$out/cell.record") pouts+=("$plugin_out")
 	done
 	while read -r k _; do keys+=("$k"); done < <(sha256sum "${recs[@]}")
 	cell_lookup_many "${keys[@]}"
@@ -244,9 +244,7 @@ if [[ -n $batch ]]; then
 	((${#hits[@]})) || exit 0
 	# the restored files, then one grep per question over all of them
 	for i in "${hits[@]}"; do
-		read -r out seed runtime workloads profile v state plugin <<<"${lines[$i]}"
-		[[ $profile != - ]] || profile=""
-		compose
+		out=${outs[i]} plugin_out=${pouts[i]}
 		rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
 		cell_restore "${keys[i]}" "$out" "$plugin_out"
 	done
@@ -264,8 +262,7 @@ if [[ -n $batch ]]; then
 		image=${image_of[$v]}
 		compose
 		key=${keys[i]} cell=hit
-		_cell_dir "$key"
-		outcome
+		outcome "$key"
 		classify
 		write_info
 		echo "$out"
@@ -342,8 +339,7 @@ if ((ran)); then
 	[[ $rc =~ ^[0-9]+$ && $wall =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "boot --ran: $out/worker.info has no qemu_rc/wall_secs"
 elif [[ $cell == hit ]]; then
 	cell_restore "$key" "$out" "$plugin_out"
-	_cell_dir "$key"
-	outcome
+	outcome "$key"
 else
 	start=$(date +%s.%N) started_at=$start
 	# timeout(1) gives QEMU its deadline, and the parent-death signals tie both to

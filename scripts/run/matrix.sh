@@ -477,12 +477,14 @@ restore_list() {
 # restore_stored: a batch of each kind as a job of its own, while a slot is
 # free (the two kinds restore side by side, as two guests would run)
 restore_stored() {
-	local kind jd i k cmd
+	local kind jd i k cmd list=$dir/.restore-list
 	for kind in timed attrib; do
 		((nboots < boot_jobs)) || return 0
+		# (a job dir only for a batch that has boots: this runs at every turn of the loop)
+		restore_list "$kind" >"$list"
+		((${#restore_idx[@]})) || continue
 		jd=$(mktemp -d "$dir/.restore.XXXXXX")
-		restore_list "$kind" >"$jd/list"
-		if ((${#restore_idx[@]} == 0)); then rm -rf "$jd"; continue; fi
+		mv "$list" "$jd/list"
 		for k in "${!restore_idx[@]}"; do
 			i=${restore_idx[$k]}
 			boot_state[$i]=restoring
@@ -613,6 +615,7 @@ while :; do
 		;;
 	esac
 done
+rm -f "$dir/.restore-list"
 # boots no finished kernel could run
 not_run=0
 for i in "${!boots[@]}"; do [[ ${boot_state[$i]} == pending ]] && not_run=$((not_run + 1)); done
