@@ -295,3 +295,56 @@ cell_compare() {
 cell_verify_pick() {
 	awk -v p="$1" -v r="$(od -An -N4 -tu4 /dev/urandom)" 'BEGIN { exit !(r / 4294967296 < p) }'
 }
+
+# Memos: the output of a deterministic analysis step (a report section), kept
+# beside the cells in $LAB_CELLS/.memo/KIND/KEY with KEY.sum, under the sha256
+# of everything the step reads (memo_key). A warm rerun, whose cells are the
+# same bytes, reads them instead of recomputing. A memo whose content does not
+# match its sum is removed, named in a warning, and computed again. Off with
+# the cell store (LAB_NO_CELL_STORE=1).
+
+# memo_key FILE_LIST TEXT [DIR...]: REPLY is the sha256 of TEXT and of the
+# files named in FILE_LIST (one path a line), each named by its path below
+# the first DIR it is in (so that a run's files key alike in any run dir); a
+# file that does not exist counts by its name alone
+memo_key() {
+	local list=$1 text=$2
+	shift 2
+	read -r REPLY _ < <({
+		printf '%s\n%s\n' "$LAB_CELL_SCHEMA" "$text"
+		xargs -r -d '\n' sha256sum 2>/dev/null <"$list" || true
+		echo "missing:"
+		xargs -r -d '\n' ls -d 2>&1 >/dev/null <"$list" || true
+	} | awk -v dirs="$*" 'BEGIN { n = split(dirs, d, " ") }
+		{ for (i = 1; i <= n; i++) if ((p = index($0, d[i] "/"))) { $0 = substr($0, 1, p - 1) substr($0, p + length(d[i]) + 1); break } print }' | sha256sum)
+}
+
+# memo_stdout KIND KEY CMD...: CMD's stdout, from the memo when it holds an
+# intact one, else CMD's, stored when CMD succeeds (status: CMD's)
+memo_stdout() {
+	local kind=$1 key=$2 m rc=0
+	shift 2
+	if [[ ${LAB_NO_CELL_STORE:-0} == 1 ]]; then
+		"$@"
+		return
+	fi
+	m=$LAB_CELLS/.memo/$kind
+	if [[ -f $m/$key.sum ]]; then
+		if (cd "$m" && sha256sum --quiet --strict -c "$key.sum" >/dev/null 2>&1); then
+			cat "$m/$key"
+			return 0
+		fi
+		log "warning: memo $m/$key does not match its sum: removed, computed again"
+		rm -f "$m/$key" "$m/$key.sum"
+	fi
+	mkdir -p "$m"
+	"$@" >"$m/.$key.$$" || rc=$?
+	cat "$m/.$key.$$"
+	if ((rc == 0)); then
+		mv "$m/.$key.$$" "$m/$key"
+		(cd "$m" && sha256sum "$key" >".$key.sum.$$" && mv ".$key.sum.$$" "$key.sum")
+	else
+		rm -f "$m/.$key.$$"
+	fi
+	return "$rc"
+}

@@ -105,6 +105,66 @@ echo "workload=planted rc=0 ops_per_sec=1 ns_per_op=1" >>"$memo"
 m3=$(pr --each "$res")
 check "parse memo: first and second --each equal a fresh parse; a tampered memo is parsed afresh ($(basename "$res"))" \
 	both test -n "$memo" -a "$m1" = "$fresh" -- both test "$m2" = "$fresh" -- test "$m3" = "$fresh"
+# analysis memos (memo_stdout): a miss runs and stores, a hit does not run,
+# a tampered memo is warned of and computed again, a failure stores nothing
+calls=$t/memo-calls
+step() { echo run >>"$calls"; printf 'out %s\n' "$1"; }
+fails() { echo partial; return 3; }
+mo1=$(memo_stdout test k1 step a 2>/dev/null) mo2=$(memo_stdout test k1 step a 2>/dev/null)
+check "memo: a miss runs the step and stores it, a hit reads it without running it" \
+	both test "$mo1" = "out a" -a "$mo2" = "out a" -- test "$(wc -l <"$calls")" = 1
+echo planted >>"$LAB_CELLS/.memo/test/k1"
+mo3=$(memo_stdout test k1 step a 2>"$t/memo.err")
+check "memo: a tampered memo is named, not trusted, and computed again" \
+	both test "$mo3" = "out a" -a "$(wc -l <"$calls")" = 2 -- grep -q 'memo .*k1 does not match its sum' "$t/memo.err"
+rc=0
+memo_stdout test k2 fails >/dev/null 2>&1 || rc=$?
+check "memo: a failing step keeps its status and stores nothing" both test "$rc" = 3 -- test ! -e "$LAB_CELLS/.memo/test/k2"
+# memo_key: a run's files key alike in any run dir, and a byte changes the key
+mkdir -p "$t/runA" "$t/runB"
+echo "cells 1" | tee "$t/runA/cells.csv" >"$t/runB/cells.csv"
+printf '%s\n' "$t/runA/cells.csv" "$t/runA/missing.csv" >"$t/listA"
+printf '%s\n' "$t/runB/cells.csv" "$t/runB/missing.csv" >"$t/listB"
+memo_key "$t/listA" x "$t/runA"; kA=$REPLY
+memo_key "$t/listB" x "$t/runB"; kB=$REPLY
+echo "cells 2" >"$t/runB/cells.csv"
+memo_key "$t/listB" x "$t/runB"; kC=$REPLY
+memo_key "$t/listA" y "$t/runA"; kD=$REPLY
+check "memo key: the same files in another run dir give the same key; a changed file or text another" \
+	both test "$kA" = "$kB" -- test "$kC" != "$kA" -a "$kD" != "$kA"
+
+# the analysis of a run (summary.sh, plots.sh, report.sh): a small run cut
+# from the published one (nohooks, its A/A, upstream; off and idle), then a
+# copy under another run id: the copy computes nothing (every memo a hit, one
+# tampered plot memo aside, which is named and drawn again) and gives the
+# same summary.csv, figures and report
+analysis() { LAB_RESULTS=$t/results "$LAB_ROOT/scripts/analysis/summary.sh" "$1" && LAB_RESULTS=$t/results "$LAB_ROOT/scripts/report/plots.sh" "$1" &&
+	LAB_RESULTS=$t/results "$LAB_ROOT/scripts/report/report.sh" "$1"; }
+pub=$LAB_ROOT/results/$(head -1 "$LAB_ROOT/results/PUBLISHED")
+if quick; then
+	skip "memo: a run's analysis read back under another run id" "--quick"
+elif [[ ! -f $pub/attribution.csv ]]; then
+	skip "memo: a run's analysis read back under another run id" "the published run $pub has no attribution.csv"
+else
+	a=$t/results/cut-a keep='^(nohooks|nohooks-aa|upstream),(off|idle),'
+	mkdir -p "$a/paths"
+	for f in cells.csv attribution.csv footprint.csv; do awk -v k="$keep" 'NR == 1 || ($0 ~ k)' "$pub/$f" >"$a/$f"; done
+	sed -e 's/^variants=.*/variants=nohooks,nohooks-aa,upstream/' -e 's/^states=.*/states=off,idle/' -e 's/^bases=.*/bases=6.1/' "$pub/matrix.conf" >"$a/matrix.conf"
+	cp "$pub/manifest.json" "$a/"
+	grep ' variant=upstream ' "$pub/streams.txt" >"$a/streams.txt" || true
+	cp "$pub"/paths/{nohooks,upstream}.{off,idle}.* "$a/paths/"
+	cp -r "$a" "$t/results/cut-b"
+	rc=0
+	analysis cut-a >"$t/an1.log" 2>&1 || rc=$?
+	nmemo=$(find "$LAB_CELLS/.memo" -type f | wc -l)
+	echo planted >>"$(find "$LAB_CELLS/.memo/plot" -type f ! -name '*.sum' | head -1)"
+	analysis cut-b >"$t/an2.log" 2>&1 || rc=$?
+	check "memo: a copy of a run under another id reads its summary, $(find "$LAB_CELLS/.memo/plot" -name '*.sum' | wc -l) figures and 5 report sections back; the tampered plot memo is named and drawn again" \
+		both test "$rc" = 0 -a "$nmemo" = "$(find "$LAB_CELLS/.memo" -type f | wc -l)" -a "$(grep -c 'does not match its sum' "$t/an2.log")" = 1 -- \
+		both test "$(ls "$LAB_CELLS/.memo")" = "$(printf '%s\n' plot report-attribution report-bases report-decision report-findings report-headline summary)" -- \
+		both cmp -s "$a/summary.csv" "$t/results/cut-b/summary.csv" -- both diff -r "$a/plots" "$t/results/cut-b/plots" -- \
+		cmp -s <(sed 's/cut-a/RUN/g' "$a/report.md") <(sed 's/cut-b/RUN/g' "$t/results/cut-b/report.md")
+fi
 
 if quick; then
 	skip "store: boots (hit, corrupt, timeout, verify)" "--quick"

@@ -13,6 +13,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../lib/common.sh"
 # shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
+# shellcheck source=../../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
 
 run=${1:-}
 [[ -n $run && $# == 1 ]] || die_usage "usage: run.sh summary RUN"
@@ -30,7 +32,12 @@ trap 'rm -f "$tmp"' EXIT
 base=$(roles_by_base baseline) aa=$(roles_by_base seed-control) codegen=$(roles_by_base codegen-control)
 # (no baseline in the catalog: the cells are summarised with no Δ)
 [[ -n $base ]] || log "summary: no variant has role=baseline in its meta (lib/catalog.sh): the summary has no Δ"
-if ! "$labstat" summary ${base:+-B "$base"} ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -b "$LAB_DEFAULT_BASE" -D "$(device_time_workloads)" "$dir/cells.csv" >"$tmp"; then
+args=(summary ${base:+-B "$base"} ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -b "$LAB_DEFAULT_BASE" -D "$(device_time_workloads)")
+# the summary is a pure function of cells.csv, labstat and its arguments:
+# memoised under their sha256 (lib/cellstore.sh memo_stdout), so a warm rerun
+# of a matrix (the same cells.csv) reads it back
+read -r key _ < <({ sha256sum "$labstat" "$dir/cells.csv" | cut -d' ' -f1; printf '%s\n' "${args[@]}"; } | sha256sum)
+if ! memo_stdout summary "$key" "$labstat" "${args[@]}" "$dir/cells.csv" >"$tmp"; then
 	full=$(df_free "$dir")
 	[[ -n $full ]] && die "summary: writing $dir/summary.csv failed$full; the old summary.csv is kept"
 	rm -f "$dir/summary.csv"

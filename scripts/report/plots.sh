@@ -28,6 +28,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../lib/common.sh"
 # shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
+# shellcheck source=../../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
 
 run="" rules_wl=""
 while (($#)); do
@@ -177,15 +179,33 @@ vstyle=$(catalog_rows | tr ';' '\n' | awk '
 	END { for (i = 1; i <= k; i++) { vn = vn (i > 1 ? " " : "") n[i]; vr = vr (i > 1 ? " " : "") r[i]; vk = vk (i > 1 ? " " : "") x[i] }
 		printf "vnames=\047%s\047; vroles=\047%s\047; vks=\047%s\047", vn, vr, vk }')
 
+# A figure is a pure function of its CSV, its gnuplot scripts and -e line,
+# gnuplot and the fonts and libraries it renders with: each one is memoised
+# (lib/cellstore.sh memo_stdout) under the sha256 of those, so a warm rerun
+# of a matrix draws nothing it drew before.
+# shellcheck disable=SC2016 # dpkg-query's format
+gp_static=$(sha256sum "$LAB_ROOT/plots/"*.gp "$(readlink -f "$(command -v gnuplot)")" | sed "s|$LAB_ROOT/||"
+	dpkg-query -W -f '${Package} ${Version}\n' gnuplot-nox libcairo2 libpango-1.0-0 fontconfig fonts-dejavu-core 2>/dev/null || true)
+# gnuplot_to_stdout FIG TERM EXT BASE E: draw into the stage dir, print the figure
+gnuplot_to_stdout() {
+	(cd "$stage" && gnuplot -e "$5" "$LAB_ROOT/plots/style.gp" "$LAB_ROOT/plots/$1.gp") 2>"$stage/gnuplot.err" || return
+	[[ -s $stage/$4.$3 ]] || return 1
+	cat "$stage/$4.$3"
+}
+
 # draw FIGURE BASE CAPTION VARS: run plots/FIGURE.gp on BASE.csv into BASE.png
 # and BASE.svg (gnuplot runs in the stage dir and sees only file names there)
 draw() {
-	local fig=$1 base=$2 caption=$3 vars=$4 term ext rc
+	local fig=$1 base=$2 caption=$3 vars=$4 term ext rc e key csvsha
+	read -r csvsha _ < <(sha256sum "$stage/$base.csv")
 	for term in pngcairo svg; do
 		ext=${term/pngcairo/png}
 		rc=0
-		(cd "$stage" && gnuplot -e "term='$term'; out='$base.$ext'; data='$base.csv'; accel='$accel_label'; unit='$unit'; $vstyle; $vars" \
-			"$LAB_ROOT/plots/style.gp" "$LAB_ROOT/plots/$fig.gp") 2>"$stage/gnuplot.err" || rc=$?
+		e="term='$term'; out='$base.$ext'; data='$base.csv'; accel='$accel_label'; unit='$unit'; $vstyle; $vars"
+		read -r key _ < <(printf '%s\n' "$gp_static" "$fig" "$csvsha" "$e" | sha256sum)
+		: >"$stage/gnuplot.err"
+		memo_stdout plot "$key" gnuplot_to_stdout "$fig" "$term" "$ext" "$base" "$e" >"$stage/$base.$ext.tmp" || rc=$?
+		mv "$stage/$base.$ext.tmp" "$stage/$base.$ext"
 		if [[ -s $stage/gnuplot.err ]]; then
 			sed "s|^|plots: gnuplot $fig ($base.$ext): |" "$stage/gnuplot.err" >&2
 		fi

@@ -56,75 +56,97 @@ else
 fi
 dir=$1
 ((rows_only)) || [[ -f $dir/matrix.conf ]] || die_usage "attribute.sh: $dir/matrix.conf not found; give a results/<run-id> dir"
-# the start of both readers below: file 1 is parse-results.sh of the boot's
-# results.txt, whose window_ops give each uring-bench workload's ops (ops[w]);
-# file 2 (f == 2) is the plugin's attrib.out
+# One awk program reads a boot's files once and writes all it derives:
+#   file 1: parse-results.sh of results.txt, whose window_ops give each
+#           uring-bench workload's ops (ops[w]);
+#   file 2: the plugin's attrib.out;
+#   file 3 (with paths=1): the function's listing (lib/disasm.sh function_body).
+# Out: the attribution.csv rows to rows_out, the footprint.csv rows to
+# foot_out and, with paths=1, window n's executed path of the function
+# ("+0xOFF  per-op  insn", executed instructions only) to path_pre W path_suf
+# and its exact per-op sum to sum_pre W ".sum". A count at an offset that is
+# no instruction start of the listing (map and vmlinux differ) fails it.
 # shellcheck disable=SC2016 # awk source
-ops_awk='
-		FNR == 1 { f++ }
-		{ sub(/\r$/, "") }
-		f == 1 {
-			w = $1; sub(/^workload=/, "", w)
-			for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); ops[w] = $i }
-			next
-		}'
-# rows OUT_DIR V S WL: attribution.csv rows of one attribution boot
-rows() {
-	local o=$1 v=$2 s=$3 wl=$4
-	awk -v v="$v" -v s="$s" -v wl="$wl" '
-'"$ops_awk"'
-		f == 2 && /^window / { split($2, a, "="); n = a[2]; split($3, b, "="); tot[n] = b[2]; nw = n + 1; next }
-		f == 2 && /^sym / {
-			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
-			key[++nk] = x["n"] SUBSEP x["name"]; ins[nk] = x["insns"]; mem[nk] = x["mem"]; calls[nk] = x["calls"]
-			next
+derive_awk='
+	function hex(h,   i, n) { sub(/^0x/, "", h); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+	function fields(   i, k, val) { delete x; for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val } }
+	FNR == 1 { f++ }
+	{ sub(/\r$/, "") }
+	f == 1 {
+		w = $1; sub(/^workload=/, "", w)
+		for (i = 2; i <= NF; i++) if ($i ~ /^window_ops=[0-9]+$/) { sub(/window_ops=/, "", $i); ops[w] = $i }
+		next
+	}
+	f == 2 && $1 == "insn" { if (paths) { split($2, a, "="); split($4, b, "="); split($5, c, "="); cnt[a[2], hex(b[2])] = c[2] } next }
+	f == 2 && $1 == "window" { split($2, a, "="); n = a[2]; split($3, b, "="); tot[n] = b[2]; nw = n + 1; next }
+	f == 2 && $1 == "sym" {
+		fields()
+		key[++nk] = x["n"] SUBSEP x["name"]; ins[nk] = x["insns"]; mem[nk] = x["mem"]; calls[nk] = x["calls"]
+		next
+	}
+	f == 2 && ($1 == "line" || $1 == "sub") {
+		fields()
+		n = x["n"]
+		if ($1 == "sub") { sname[n] = x["name"]; sins[n] = x["insns"]; smem[n] = x["mem"]; scalls[n] = x["calls"]; hassub[n] = 1; next }
+		nl[n]++; bytes[n] += x["bytes"]; mx[n, nl[n]] = x["max"]; lb[n, nl[n]] = x["bytes"]; haslines[n] = 1
+		next
+	}
+	f == 3 { nb++; boff[nb] = hex(substr($1, 2)); bline[nb] = $0; inbody[boff[nb]] = 1 }
+	END {
+		m = split(wl, name, ",")
+		if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
+		for (n = 0; n < nw; n++) if (ops[name[n + 1]] + 0 <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, name[n + 1] > "/dev/stderr"; exit 1 }
+		for (j = 1; j <= nk; j++) {
+			split(key[j], kk, SUBSEP); o = ops[name[kk[1] + 1]]
+			printf "%s,%s,%s,1,tcg,instructions,%s,%.4f,%.4f,%.4f\n", v, s, name[kk[1] + 1], kk[2], ins[j] / o, mem[j] / o, calls[j] / o > rows_out
 		}
-		END {
-			m = split(wl, name, ",")
-			if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
-			for (j = 1; j <= nk; j++) {
-				split(key[j], kk, SUBSEP); w = name[kk[1] + 1]; o = ops[w]
-				if (o <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, w > "/dev/stderr"; exit 1 }
-				printf "%s,%s,%s,1,tcg,instructions,%s,%.4f,%.4f,%.4f\n", v, s, w, kk[2], ins[j] / o, mem[j] / o, calls[j] / o
-			}
-			for (n = 0; n < nw; n++)
-				printf "%s,%s,%s,1,tcg,instructions,[total],%.4f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]]
-		}' <("$LAB_ROOT/scripts/analysis/parse-results.sh" "$o/results.txt") "$o/attrib.out"
-}
-# footprint OUT_DIR V S WL: footprint.csv rows of one attribution boot (its
-# line and sub records; a window without them gives empty fields)
-footprint() {
-	local o=$1 v=$2 s=$3 wl=$4
-	awk -v v="$v" -v s="$s" -v wl="$wl" '
-'"$ops_awk"'
-		f == 2 && /^window / { split($2, a, "="); nw = a[2] + 1; next }
-		f == 2 && (/^line / || /^sub /) {
-			delete x
-			for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val }
-			n = x["n"]
-			if ($1 == "sub") { sname[n] = x["name"]; sins[n] = x["insns"]; smem[n] = x["mem"]; scalls[n] = x["calls"]; hassub[n] = 1; next }
-			nl[n]++; bytes[n] += x["bytes"]; mx[n, nl[n]] = x["max"]; lb[n, nl[n]] = x["bytes"]; haslines[n] = 1
-			next
-		}
-		END {
-			m = split(wl, name, ",")
-			if (nw != m) { printf "attribute: %s/%s: %d windows for %d workloads\n", v, s, nw, m > "/dev/stderr"; exit 1 }
-			for (n = 0; n < nw; n++) {
-				w = name[n + 1]; o = ops[w] + 0
-				if (o <= 0) { printf "attribute: %s/%s/%s: no ops count\n", v, s, w > "/dev/stderr"; exit 1 }
-				lpo = ""; hot = ""; lines = ""; tb = ""
-				if (n in haslines) {
-					lpo = 0; hot = 0
-					for (j = 1; j <= nl[n]; j++) {
-						r = mx[n, j] / o; lpo += r < 1 ? r : 1
-						if (mx[n, j] * 64 >= o) hot += lb[n, j]
-					}
-					lines = nl[n]; tb = bytes[n]; lpo = sprintf("%.2f", lpo)
+		for (n = 0; n < nw; n++)
+			printf "%s,%s,%s,1,tcg,instructions,[total],%.4f,,\n", v, s, name[n + 1], tot[n] / ops[name[n + 1]] > rows_out
+		for (n = 0; n < nw; n++) {
+			w = name[n + 1]; o = ops[w] + 0
+			lpo = ""; hot = ""; lines = ""; tb = ""
+			if (n in haslines) {
+				lpo = 0; hot = 0
+				for (j = 1; j <= nl[n]; j++) {
+					r = mx[n, j] / o; lpo += r < 1 ? r : 1
+					if (mx[n, j] * 64 >= o) hot += lb[n, j]
 				}
-				if (n in hassub) printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f\n", v, s, w, o, lines, lpo, tb, hot, sname[n], sins[n] / o, smem[n] / o, scalls[n] / o
-				else printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,,,,\n", v, s, w, o, lines, lpo, tb, hot
+				lines = nl[n]; tb = bytes[n]; lpo = sprintf("%.2f", lpo)
 			}
-		}' <("$LAB_ROOT/scripts/analysis/parse-results.sh" "$o/results.txt") "$o/attrib.out"
+			if (n in hassub) printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,%s,%.4f,%.4f,%.4f\n", v, s, w, o, lines, lpo, tb, hot, sname[n], sins[n] / o, smem[n] / o, scalls[n] / o > foot_out
+			else printf "%s,%s,%s,1,tcg,%d,%s,%s,%s,%s,,,,\n", v, s, w, o, lines, lpo, tb, hot > foot_out
+		}
+		if (!paths) exit 0
+		for (k in cnt) { split(k, a, SUBSEP); if (!(a[2] in inbody)) { printf "annotate: count at offset 0x%x, which is no instruction of the listing\n", a[2] > "/dev/stderr"; exit 1 } }
+		for (n = 0; n < nw; n++) {
+			w = name[n + 1]; o = ops[w]; t = 0; out = path_pre w path_suf
+			printf "" > out
+			for (j = 1; j <= nb; j++) {
+				y = ((n, boff[j]) in cnt) ? cnt[n, boff[j]] / o : 0; t += y
+				p = sprintf("%9.4f", y)
+				if (p + 0 > 0) { bl = bline[j]; printf "%s  %s  %s\n", substr(bl, 1, index(bl, " ") - 1), p, substr(bl, index(bl, "  ") + 2) > out }
+			}
+			close(out)
+			printf "%.2f\n", t > (sum_pre w ".sum"); close(sum_pre w ".sum")
+		}
+	}'
+# rows OUT_DIR V S WL, footprint OUT_DIR V S WL: attribution.csv
+# (footprint.csv) rows of one attribution boot
+rows() { derive_one "$@" /dev/stdout /dev/null; }
+footprint() { derive_one "$@" /dev/null /dev/stdout; }
+# derive_one OUT_DIR V S WL ROWS FOOT [BODY PATH_PREFIX PATH_SUFFIX SUM_PREFIX]
+# (the boot's parsed results from parsed[OUT_DIR] where a batch parsed them)
+declare -A parsed=()
+derive_one() {
+	local o=$1 v=$2 s=$3 wl=$4 body=(); shift 4
+	(($# == 2)) || body=("$3")
+	set -- -v v="$v" -v s="$s" -v wl="$wl" -v rows_out="$1" -v foot_out="$2" -v paths="${#body[@]}" \
+		-v path_pre="${4:-}" -v path_suf="${5:-}" -v sum_pre="${6:-}" "$derive_awk"
+	if [[ -n ${parsed[$o]:-} ]]; then
+		awk "$@" "${parsed[$o]}" "$o/attrib.out" "${body[@]}"
+	else
+		awk "$@" <("$LAB_ROOT/scripts/analysis/parse-results.sh" "$o/results.txt") "$o/attrib.out" "${body[@]}"
+	fi
 }
 
 if ((rows_only)); then
@@ -138,35 +160,22 @@ subfn=${LAB_ATTRIB_SUB:-io_submit_sqes}
 fn=${LAB_ATTRIB_FUNCTION:-io_issue_sqe}
 [[ $fn =~ ^[A-Za-z_][A-Za-z0-9_.]*$ ]] || die_usage "attribute: LAB_ATTRIB_FUNCTION '$fn' is not a function name"
 
-# write_paths OUT_DIR V S WL: the executed path of $fn in each window of one
-# attribution boot, as RUN_DIR/paths/V.S.W.$fn.txt (executed instructions only)
-write_paths() {
-	local o=$1 v=$2 s=$3 wl=$4 i=0 w ops l x vmlinux body
-	local -A wops=()
-	# the listing once per kernel build and run (a run attributes a kernel in
-	# up to 9 states), named by the vmlinux's size and mtime
-	vmlinux=$(build_of "$v")/vmlinux
-	body=$dir/raw/attrib/.$v.$fn.$(stat -L -c %s.%.9Y "$vmlinux").body
-	if [[ ! -f $body ]]; then
-		function_body "$vmlinux" "$fn" >"$body.$$"
-		mv "$body.$$" "$body"
+# body_of V: REPLY is the listing of $fn in V's vmlinux, made once per kernel
+# build and run (a run attributes a kernel in up to 9 states) and named by the
+# vmlinux's size and mtime; empty when $fn is no function of that kernel
+declare -A body_of=()
+body_of() {
+	local vmlinux body
+	if [[ -z ${body_of[$1]:-} ]]; then
+		vmlinux=$(build_of "$1")/vmlinux
+		body=$dir/raw/attrib/.$1.$fn.$(stat -L -c %s.%.9Y "$vmlinux").body
+		if [[ ! -f $body ]]; then
+			function_body "$vmlinux" "$fn" >"$body.$$"
+			mv "$body.$$" "$body"
+		fi
+		body_of[$1]=$body
 	fi
-	cp "$body" "$o/$fn.body"
-	[[ -s $o/$fn.body ]] || return 0	# not a function of this kernel
-	mkdir -p "$dir/paths"
-	# every window's ops from one parse of the boot's results
-	while read -r l; do
-		for x in $l; do [[ $x != window_ops=* ]] || wops[${l%% *}]=${x#window_ops=}; done
-	done < <("$LAB_ROOT/scripts/analysis/parse-results.sh" "$o/results.txt" 2>/dev/null)
-	for w in ${wl//,/ }; do
-		ops=${wops[workload=$w]:-}
-		[[ $ops =~ ^[0-9]+$ ]] || ops=""
-		[[ -n $ops && $ops -gt 0 ]] || return 1
-		annotate_listing "$o/attrib.out" "$i" "$ops" "$o/$fn.body" "$o/$fn.$w.sum" | awk '$2 + 0 > 0' >"$dir/paths/$v.$s.$w.$fn.txt.tmp" ||
-			{ rm -f "$dir/paths/$v.$s.$w.$fn.txt.tmp"; return 1; }
-		mv "$dir/paths/$v.$s.$w.$fn.txt.tmp" "$dir/paths/$v.$s.$w.$fn.txt"
-		i=$((i + 1))
-	done
+	REPLY=${body_of[$1]}
 }
 # shellcheck disable=SC2034 # read_matrix_conf sets every key; reps and profile are unused here
 variants="" states="" workloads="" reps="" runtime="" accel="" profile=""
@@ -212,16 +221,26 @@ plugin_args() {
 # written last and atomically (attribution/V.S.csv there means the boot is
 # done); status 1, and one line saying why, when they cannot be made
 derive() {
-	local v=$1 s=$2 wl=$3 o=$dir/raw/attrib/$1.$2 l wall=""
-	if rows "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.csv.tmp" && write_paths "$o" "$v" "$s" "$wl" &&
-		footprint "$o" "$v" "$s" "$wl" >"$dir/attribution/$v.$s.footprint.tmp"; then
-		mv "$dir/attribution/$v.$s.footprint.tmp" "$dir/attribution/$v.$s.footprint"
-		mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv"
+	local v=$1 s=$2 wl=$3 o=$dir/raw/attrib/$1.$2 l w wall="" body=() paths=() t=$dir/attribution/$1.$2
+	# with the executed path of $fn in each window of the boot, as
+	# RUN_DIR/paths/V.S.W.$fn.txt, where $fn is a function of the kernel
+	body_of "$v"
+	cp "$REPLY" "$o/$fn.body"
+	if [[ -s $o/$fn.body ]]; then
+		mkdir -p "$dir/paths"
+		body=("$o/$fn.body" "$dir/paths/$v.$s." ".$fn.txt.tmp" "$o/$fn.")
+		for w in ${wl//,/ }; do paths+=("$dir/paths/$v.$s.$w.$fn.txt"); done
+	fi
+	if derive_one "$o" "$v" "$s" "$wl" "$t.csv.tmp" "$t.footprint.tmp" "${body[@]}"; then
+		for l in "${paths[@]}"; do mv "$l.tmp" "$l"; done
+		mv "$t.footprint.tmp" "$t.footprint"
+		mv "$t.csv.tmp" "$t.csv"
 		while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$o/boot.info"
-		mapfile -t l <"$dir/attribution/$v.$s.csv"
+		mapfile -t l <"$t.csv"
 		log "  done attribution $v / $s: ${#l[@]} rows, ${wall}s wall"
 	else
-		rm -f "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.footprint.tmp"
+		rm -f "$t.csv.tmp" "$t.footprint.tmp"
+		for l in "${paths[@]}"; do rm -f "$l.tmp"; done
 		log "  attribution $v / $s: failed (logs in $o)"
 		return 1
 	fi
@@ -273,10 +292,18 @@ cells() {
 	mkdir -p "$dir/attribution"
 	mapfile -t outs < <(LAB_BOOT_PREBUILT=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --restore-batch "$blist" || true)
 	rm -f "$blist"
+	((${#outs[@]})) || return 0
+	# every restored boot's results parsed in one go (memoised), a file each;
+	# where that fails, each boot's own parse (derive_one) says why
+	for o in "${outs[@]}"; do parsed[$o]=$o/.results.parsed; done
+	"$LAB_ROOT/scripts/analysis/parse-results.sh" --each "${outs[@]/%//results.txt}" |
+		awk '/^@@file / { if (f != "") close(f); f = $2; sub(/\/results\.txt$/, "/.results.parsed", f); printf "" > f; next } { print > f }' ||
+		parsed=()
 	for o in "${outs[@]}"; do
 		read -r v s wl <<<"${spec[$o]}"
 		: >"$o/boot.stderr"
 		derive "$v" "$s" "$wl" && echo "$v $s"
+		rm -f "$o/.results.parsed"
 	done
 	return 0
 }
