@@ -316,10 +316,23 @@ state_var() {
 # has_audit VARIANT: a kernel has audit unless its fragment turns it off
 # (check-config.sh makes every fragment option stick), so it is known before
 # the kernel is built; an A/A control (X-aa) is kernel X
-has_audit() { ! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/${1%-aa}/config"; }
+# (memoised per variant in the shell that asks: a plan asks once per cell)
+declare -gA _HAS_AUDIT=()
+has_audit() {
+	local v=${1%-aa}
+	if [[ -z ${_HAS_AUDIT[$v]:-} ]]; then
+		_HAS_AUDIT[$v]=y
+		! grep -qsx '# CONFIG_AUDIT is not set\|CONFIG_AUDIT=n' "$(variants_dir)/$v/config" || _HAS_AUDIT[$v]=n
+	fi
+	[[ ${_HAS_AUDIT[$v]} == y ]]
+}
 # cell_na VARIANT STATE: the one n/a rule of every boot (timed, attribution,
 # proof): a state that needs audit rules on a kernel without audit
-cell_na() { [[ $(state_var "$2" STATE_NEEDS_AUDIT) == 1 ]] && ! has_audit "$1"; }
+declare -gA _NEEDS_AUDIT=()
+cell_na() {
+	[[ -n ${_NEEDS_AUDIT[$2]:-} ]] || _NEEDS_AUDIT[$2]=$(state_var "$2" STATE_NEEDS_AUDIT)
+	[[ ${_NEEDS_AUDIT[$2]} == 1 ]] && ! has_audit "$1"
+}
 
 known_workloads() {
 	local f
