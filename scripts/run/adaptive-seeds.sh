@@ -102,24 +102,29 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/res/adapt"
 : >"$tmp/prev"
-# columns after a boot's own 14 (cells.csv's run columns, e.g. a base tree)
-# are the variant's: an extra boot's rows take them from its first row
-suffixes() { awk -F, 'NR > 1 && !($1 in s) { t = ""; for (i = 15; i <= NF; i++) t = t "," $i; s[$1] = t; print $1 " " t }' "$dir/cells.csv"; }
-
-# cells_now: the run's cells.csv with the extra reps decided so far
+# cells_now: the run's cells.csv with the extra reps decided so far, in one
+# awk (a warm matrix replays every round, each over hundreds of extra cells).
+# Columns after a boot's own 14 (cells.csv's run columns, e.g. a base tree)
+# are the variant's: an extra boot's rows take them from its first row there.
 cells_now() {
-	local v s r sfx
-	declare -A suffix=()
-	while read -r v sfx; do suffix[$v]=$sfx; done < <(suffixes)
-	# the run's own reps (a finished run's cells.csv has the extra ones too)
-	awk -F, -v reps="$reps" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next } $c["rep"] <= reps' "$dir/cells.csv"
+	local v s r files=()
 	for v in "${vlist[@]}"; do
 		for s in "${slist[@]}"; do
 			for ((r = reps + 1; r <= target[$v.$s]; r++)); do
-				if [[ -f $dir/cells/$v.$s.$r.csv ]]; then sed "s/\$/${suffix[$v]:-}/" "$dir/cells/$v.$s.$r.csv"; fi
+				[[ ! -f $dir/cells/$v.$s.$r.csv ]] || files+=("$dir/cells/$v.$s.$r.csv")
 			done
 		done
 	done
+	# (the run's own reps: a finished run's cells.csv has the extra ones too)
+	awk -F, -v reps="$reps" '
+		FNR == 1 { f++ }
+		f == 1 && FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+		f == 1 {
+			if (!($1 in sfx)) { t = ""; for (i = 15; i <= NF; i++) t = t "," $i; sfx[$1] = t }
+			if ($c["rep"] <= reps) print
+			next
+		}
+		{ print $0 sfx[$1] }' "$dir/cells.csv" "${files[@]}"
 }
 
 # open_rows: "VARIANT STATE WORKLOAD REASON" for every open row of the summary;
@@ -203,12 +208,19 @@ while :; do
 	for k in "${!want[@]}"; do left=$((left + cap - want[$k])); done
 	# boots whose cell is stored in the run dir (a resumed run) are done,
 	# but one that failed on the host's side runs again
-	todo=()
+	# (one awk over the round's cells on disk)
+	todo=() have=()
 	for b in "${boots[@]}"; do
 		read -r v s r <<<"$b"
 		f=$dir/cells/$v.$s.$r.csv
-		if [[ -f $f ]] && awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ { x = 1 } END { exit !x }' "$f"; then rm -f "$f"; fi
-		[[ -f $f ]] || todo+=("$b")
+		[[ ! -f $f ]] || have+=("$f")
+	done
+	if ((${#have[@]})); then
+		awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ && !seen[FILENAME]++ { print FILENAME }' "${have[@]}" | while IFS= read -r f; do rm -f "$f"; done
+	fi
+	for b in "${boots[@]}"; do
+		read -r v s r <<<"$b"
+		[[ -f $dir/cells/$v.$s.$r.csv ]] || todo+=("$b")
 	done
 	((${#todo[@]})) || continue
 	printf '%s\n' "$said" >&2
