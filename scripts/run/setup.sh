@@ -145,9 +145,10 @@ fi
 
 missing=()
 if [[ ${1:-} != --guest-debs ]]; then
-	for p in "${packages[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-	done
+	# (one dpkg-query for all: a package it does not know is not printed)
+	declare -A installed=()
+	while read -r p st; do [[ $st != "install ok installed" ]] || installed[$p]=1; done < <(dpkg-query -W -f='${Package} ${Status}\n' "${packages[@]}" 2>/dev/null || true)
+	for p in "${packages[@]}"; do [[ -n ${installed[$p]:-} ]] || missing+=("$p"); done
 fi
 if ((${#missing[@]})); then
 	[[ ${1:-} == --check ]] && die "setup: missing packages: ${missing[*]}"
