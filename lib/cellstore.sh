@@ -322,7 +322,7 @@ memo_key() {
 # memo_stdout KIND KEY CMD...: CMD's stdout, from the memo when it holds an
 # intact one, else CMD's, stored when CMD succeeds (status: CMD's)
 memo_stdout() {
-	local kind=$1 key=$2 m rc=0
+	local kind=$1 key=$2 m rc=0 st=()
 	shift 2
 	if [[ ${LAB_NO_CELL_STORE:-0} == 1 ]]; then
 		"$@"
@@ -337,14 +337,24 @@ memo_stdout() {
 		log "warning: memo $m/$key does not match its sum: removed, computed again"
 		rm -f "$m/$key" "$m/$key.sum"
 	fi
-	mkdir -p "$m"
-	"$@" >"$m/.$key.$$" || rc=$?
-	cat "$m/.$key.$$"
-	if ((rc == 0)); then
-		mv "$m/.$key.$$" "$m/$key"
-		(cd "$m" && sha256sum "$key" >".$key.sum.$$" && mv ".$key.sum.$$" "$key.sum")
+	# (a store that cannot be written to only costs the memo)
+	if ! mkdir -p "$m" 2>/dev/null; then
+		"$@"
+		return
+	fi
+	# the output goes out as it is made; the copy is stored only when the
+	# step and the copy's every write succeeded (a full disk is the host's
+	# failure: never stored, so never read back truncated)
+	{
+		"$@" | tee "$m/.$key.$$" 2>/dev/null
+		st=("${PIPESTATUS[@]}")
+	} || true
+	rc=${st[0]}
+	if ((rc == 0 && st[1] == 0)) && mv "$m/.$key.$$" "$m/$key" 2>/dev/null &&
+		(cd "$m" && sha256sum "$key" >".$key.sum.$$" && mv ".$key.sum.$$" "$key.sum") 2>/dev/null; then
+		:
 	else
-		rm -f "$m/.$key.$$"
+		rm -f "$m/.$key.$$" "$m/.$key.sum.$$"
 	fi
 	return "$rc"
 }

@@ -120,6 +120,13 @@ check "memo: a tampered memo is named, not trusted, and computed again" \
 rc=0
 memo_stdout test k2 fails >/dev/null 2>&1 || rc=$?
 check "memo: a failing step keeps its status and stores nothing" both test "$rc" = 3 -- test ! -e "$LAB_CELLS/.memo/test/k2"
+# a full disk while the copy is written (its temp file is /dev/full): the
+# step's output still comes out whole, and nothing is stored
+ln -s /dev/full "$LAB_CELLS/.memo/test/.k3.$$"
+rc=0
+mo4=$(memo_stdout test k3 step c 2>/dev/null) || rc=$?
+check "memo: a copy that cannot be written (a full disk) is not stored; the output comes out whole" \
+	both test "$rc" = 0 -a "$mo4" = "out c" -- test ! -e "$LAB_CELLS/.memo/test/k3" -a ! -e "$LAB_CELLS/.memo/test/k3.sum"
 # memo_key: a run's files key alike in any run dir, and a byte changes the key
 mkdir -p "$t/runA" "$t/runB"
 echo "cells 1" | tee "$t/runA/cells.csv" >"$t/runB/cells.csv"
