@@ -144,7 +144,7 @@ remote_push() {
 # RDIR/out/CELL, the joblog in RDIR/joblog, RDIR/hosts.csv says which host
 # ran each cell. Status: parallel's (the number of cells that failed).
 remote_run() {
-	local r=$1 id=$2 retries=$3 total pid rc=0 seen=0 start row
+	local r=$1 id=$2 retries=$3 total pid rc=0 seen=0 start row alive
 	shift 3
 	total=$#
 	mkdir -p "$r/out"
@@ -153,8 +153,12 @@ remote_run() {
 		--joblog "$r/joblog" --results "$r/out/{}" --jobs "${LAB_REMOTE_JOBS:-100%}" \
 		"bash $(remote_bundle_dir "$id")/cell-worker.sh run {}" 2>"$r/parallel.err" &
 	pid=$!
-	# progress from the joblog: one line per finished attempt
+	# progress from the joblog: one line per finished attempt (whether
+	# parallel is still running is asked before the joblog is read, so the
+	# read after its end sees its last rows too)
 	while :; do
+		alive=0
+		! kill -0 "$pid" 2>/dev/null || alive=1
 		if [[ -f $r/joblog ]]; then
 			while IFS=$'\t' read -r -a row; do
 				seen=$((seen + 1))
@@ -162,7 +166,7 @@ remote_run() {
 				log "  [$(awk -F'\t' 'NR > 1 && $7 == 0' "$r/joblog" | wc -l)/$total] ${row[-1]##* } on ${row[1]##* }: $([[ ${row[6]} == 0 ]] && echo ok || echo "exit ${row[6]}") ($(fmt_secs $(($(now) - start))))"
 			done < <(tail -n +"$((seen + 1))" "$r/joblog")
 		fi
-		kill -0 "$pid" 2>/dev/null || break
+		((alive)) || break
 		sleep 1
 	done
 	wait "$pid" || rc=$?

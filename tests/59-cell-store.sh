@@ -145,8 +145,9 @@ check "memo key: the same files in another run dir give the same key; a changed 
 # copy under another run id: the copy computes nothing (every memo a hit, one
 # tampered plot memo aside, which is named and drawn again) and gives the
 # same summary.csv, figures and report
-analysis() { LAB_RESULTS=$t/results "$LAB_ROOT/scripts/analysis/summary.sh" "$1" && LAB_RESULTS=$t/results "$LAB_ROOT/scripts/report/plots.sh" "$1" &&
-	LAB_RESULTS=$t/results "$LAB_ROOT/scripts/report/report.sh" "$1"; }
+# (a store of its own, so that only these memos are counted)
+analysis() { LAB_CELLS=$t/an-cells LAB_RESULTS=$t/results "$LAB_ROOT/scripts/analysis/summary.sh" "$1" && LAB_CELLS=$t/an-cells LAB_RESULTS=$t/results "$LAB_ROOT/scripts/report/plots.sh" "$1" &&
+	LAB_CELLS=$t/an-cells LAB_RESULTS=$t/results "$LAB_ROOT/scripts/report/report.sh" "$1"; }
 pub=$LAB_ROOT/results/$(head -1 "$LAB_ROOT/results/PUBLISHED")
 if quick; then
 	skip "memo: a run's analysis read back under another run id" "--quick"
@@ -163,12 +164,12 @@ else
 	cp -r "$a" "$t/results/cut-b"
 	rc=0
 	analysis cut-a >"$t/an1.log" 2>&1 || rc=$?
-	nmemo=$(find "$LAB_CELLS/.memo" -type f | wc -l)
-	echo planted >>"$(find "$LAB_CELLS/.memo/plot" -type f ! -name '*.sum' | head -1)"
+	nmemo=$(find "$t/an-cells/.memo" -type f | wc -l)
+	echo planted >>"$(find "$t/an-cells/.memo/plot" -type f ! -name '*.sum' | head -1)"
 	analysis cut-b >"$t/an2.log" 2>&1 || rc=$?
-	check "memo: a copy of a run under another id reads its summary, $(find "$LAB_CELLS/.memo/plot" -name '*.sum' | wc -l) figures and 5 report sections back; the tampered plot memo is named and drawn again" \
-		both test "$rc" = 0 -a "$nmemo" = "$(find "$LAB_CELLS/.memo" -type f | wc -l)" -a "$(grep -c 'does not match its sum' "$t/an2.log")" = 1 -- \
-		both test "$(ls "$LAB_CELLS/.memo")" = "$(printf '%s\n' plot report-attribution report-bases report-decision report-findings report-headline summary)" -- \
+	check "memo: a copy of a run under another id reads its summary, $(find "$t/an-cells/.memo/plot" -name '*.sum' | wc -l) figures and 5 report sections back; the tampered plot memo is named and drawn again" \
+		both test "$rc" = 0 -a "$nmemo" = "$(find "$t/an-cells/.memo" -type f | wc -l)" -a "$(grep -c 'does not match its sum' "$t/an2.log")" = 1 -- \
+		both test "$(ls "$t/an-cells/.memo")" = "$(printf '%s\n' plot report-attribution report-bases report-decision report-findings report-headline summary)" -- \
 		both cmp -s "$a/summary.csv" "$t/results/cut-b/summary.csv" -- both diff -r "$a/plots" "$t/results/cut-b/plots" -- \
 		cmp -s <(sed 's/cut-a/RUN/g' "$a/report.md") <(sed 's/cut-b/RUN/g' "$t/results/cut-b/report.md")
 fi
