@@ -84,3 +84,17 @@ all_exact() {
 		test "$(jq '.matrix.adaptive.extra_boots | length' "$LAB_RESULTS/exact/manifest.json")" = 0
 }
 check "a run whose cells are all exact gets no extra boot (rc $rc)" all_exact
+# the A/A gate's seeds: a noisy baseline kernel (so its A/A row is tested) at
+# 2 reps and cap 3; Holm over that one tested A/A row fires only when the
+# exact rank-sum p can reach 0.05, at 4 seeds a side (2/70; at 3, 2/20): the
+# baseline and the A/A control get 4, past the cap; the design stops at 3
+rc=0
+LAB_ADAPT_CAP=3 FAKE_QEMU_NOISE="adbase:bench-read:5" $m --variants adbase,adbase-aa,adexact --states idle \
+	--workloads bench-nop,bench-read --reps 2 --runtime 1 --profile none --accel tcg --jobs 1 --run-id gate >"$tmp/gate.log" 2>&1 || rc=$?
+d=$LAB_RESULTS/gate
+gate_seeded() {
+	test "$rc" = 0 && test "$(reps_of adbase),$(reps_of adbase-aa),$(reps_of adexact)" = 1,2,3,4,1,2,3,4,1,2,3 &&
+		test "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } $1 == "adbase-aa" && $3 == "bench-read" { print $c["error_control"], $c["n"] }' "$d/summary.csv")" = "fwer-holm 4" &&
+		jqe '.matrix.adaptive.rule | test("past the cap")' "$d/manifest.json"
+}
+check "the A/A gate gets its seeds past the cap: baseline $(reps_of adbase), A/A $(reps_of adbase-aa), design $(reps_of adexact) (rc $rc)" gate_seeded

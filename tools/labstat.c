@@ -197,8 +197,13 @@ static void usage(FILE *f)
 "  kernel under other seeds) for every row but the A/A row itself: at 3\n"
 "  seeds a side no rank test reaches p < 0.1, against 6 base seeds 0.024.\n"
 "  significant: Benjamini-Hochberg over every hook-cost row with a method\n"
-"  (exact rows enter with p = 0 or 1), yes iff q_value <= fdr: the expected\n"
-"  share of false discoveries among the yes rows is at most fdr. A row\n"
+"  but the A/A rows (exact rows enter with p = 0 or 1), yes iff q_value <=\n"
+"  fdr: the expected share of false discoveries among the yes rows is at\n"
+"  most fdr (error_control fdr-bh). The A/A rows are a gate, not findings:\n"
+"  an exact one is yes iff |delta| >= the resolution (error_control exact);\n"
+"  the tested ones are one family under Holm's step-down rule, q_value its\n"
+"  adjusted p, yes iff q_value <= fdr: under exchangeable seeds the chance\n"
+"  that any A/A row of the run is yes is at most fdr (fwer-holm). A row\n"
 "  whose A/A control is itself significant is no (the base does not repeat\n"
 "  under other seeds). 'n/a' for -D workloads (never starred); '-' for the\n"
 "  base itself, no base, or one seed on a side.\n"
@@ -1224,6 +1229,38 @@ static int bh_qvalues(const double *p, size_t m, double *q)
 	return 0;
 }
 
+/*
+ * Holm's step-down adjusted p-values (family-wise error): sorted ascending,
+ * q_(i) = max over j <= i of min(1, (m - j + 1) p_(j)); q <= level rejects
+ * with P(any false rejection) <= level.
+ */
+static int holm_qvalues(const double *p, size_t m, double *q)
+{
+	struct pidx *s;
+	double run = 0;
+	size_t i;
+
+	if (!m)
+		return 0;
+	s = malloc(m * sizeof(*s));
+	if (!s)
+		return nomem("Holm");
+	for (i = 0; i < m; i++)
+		s[i] = (struct pidx){ p[i], i };
+	qsort(s, m, sizeof(*s), cmp_pidx);
+	for (i = 0; i < m; i++) {
+		double v = s[i].p * (double)(m - i);
+
+		if (v > 1)
+			v = 1;
+		if (v > run)
+			run = v;
+		q[s[i].i] = run;
+	}
+	free(s);
+	return 0;
+}
+
 /* how a row's change against the base was estimated and tested */
 enum method { M_NONE, M_EXACT, M_RANKSUM };
 
@@ -1240,6 +1277,7 @@ struct srow {
 	enum method method;
 	bool approx;		/* normal approximation (n > MAX_EXACT_N) */
 	bool in_family;		/* one of the hypotheses BH controls */
+	bool in_gate;		/* a tested A/A row: Holm's family */
 	double p, q, cover;
 	struct est rerun;	/* where a rerun's delta falls (rerun_interval) */
 	size_t nbase;		/* seeds on the base side (pooled) */
@@ -1540,8 +1578,8 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	struct table t = { .path = path };
 	struct srow *rows = NULL;
 	struct vec pool = { 0 };
-	double *fp = NULL, *fq = NULL;
-	size_t i, j, m = 0, pairs = 0, no_aa = 0, noisy_short = 0, aa_gated = 0;
+	double *fp = NULL, *fq = NULL, *gp = NULL, *gq = NULL;
+	size_t i, j, k, m = 0, ng = 0, pairs = 0, no_aa = 0, noisy_short = 0, aa_gated = 0;
 	int ret;
 
 	ret = load_cells(&t);
@@ -1553,7 +1591,9 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	rows = calloc(t.n ? t.n : 1, sizeof(*rows));
 	fp = calloc(t.n ? t.n : 1, sizeof(*fp));
 	fq = calloc(t.n ? t.n : 1, sizeof(*fq));
-	if (!rows || !fp || !fq) {
+	gp = calloc(t.n ? t.n : 1, sizeof(*gp));
+	gq = calloc(t.n ? t.n : 1, sizeof(*gq));
+	if (!rows || !fp || !fq || !gp || !gq) {
 		ret = nomem("summary rows");
 		goto err;
 	}
@@ -1627,6 +1667,20 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		if (g->device_time) {
 			/* per-op counts spin iterations: device time */
 			r->sig = "n/a";
+		} else if (r->method != M_NONE && ag == g) {
+			/*
+			 * The A/A row is a gate, not a finding: its exact
+			 * form is judged as exact, its tested form in a
+			 * family of its own, family-wise (Holm), so that
+			 * under exchangeable seeds no A/A row of the run
+			 * fires with probability >= 1 - fdr.
+			 */
+			if (r->method == M_EXACT) {
+				r->sig = r->p <= qlevel ? "yes" : "no";
+			} else {
+				r->in_gate = true;
+				gp[ng++] = r->p;
+			}
 		} else if (r->method != M_NONE) {
 			r->in_family = true;
 			fp[m++] = r->p;
@@ -1636,14 +1690,19 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	}
 
 	ret = bh_qvalues(fp, m, fq);
+	if (!ret)
+		ret = holm_qvalues(gp, ng, gq);
 	if (ret)
 		goto err;
-	for (i = 0, j = 0; i < t.n; i++) {
+	for (i = 0, j = 0, k = 0; i < t.n; i++) {
 		struct srow *r = &rows[i];
 
-		if (!r->in_family)
+		if (r->in_family)
+			r->q = fq[j++];
+		else if (r->in_gate)
+			r->q = gq[k++];
+		else
 			continue;
-		r->q = fq[j++];
 		r->sig = r->q <= qlevel ? "yes" : "no";
 	}
 	/*
@@ -1665,7 +1724,8 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 			r->have_aa = true;
 			r->aafl = fabs(c->ovh.m);
 		}
-		if (c && c != r && !strcmp(c->sig, "yes") && r->in_family) {
+		if (c && c != r && !strcmp(c->sig, "yes") &&
+		    (r->in_family || r->in_gate)) {
 			if (!strcmp(r->sig, "yes"))
 				aa_gated++;
 			r->sig = "no";
@@ -1698,7 +1758,7 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 	       "estimator,interval,delta_interval,measure,"
 	       "method,p_value,q_value,fdr,delta_coverage,"
 	       "codegen_floor,beyond_codegen,base,"
-	       "rerun_lo,rerun_hi,rerun_coverage\n");
+	       "rerun_lo,rerun_hi,rerun_coverage,error_control\n");
 	for (i = 0; i < t.n; i++) {
 		struct srow *r = &rows[i];
 		struct group *g = r->g;
@@ -1729,8 +1789,9 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		put_str(g->device_time ? "device-time" : "hook-cost", false);
 		put_str(r->bg && r->bg != g ? method_name[r->method] : "", false);
 		put_num(r->method == M_RANKSUM, r->p, 4);
-		put_num(r->in_family && r->method == M_RANKSUM, r->q, 4);
-		put_num(r->in_family, qlevel, 2);
+		put_num((r->in_family || r->in_gate) &&
+			r->method == M_RANKSUM, r->q, 4);
+		put_num(r->in_family || r->in_gate, qlevel, 2);
 		put_num(r->method == M_RANKSUM, r->cover, 3);
 		put_num(r->have_cgd, r->cgd, 3);
 		put_str(r->beyond ? r->beyond : "", false);
@@ -1738,6 +1799,9 @@ static int do_summary(struct boot *b, const char *path, const char *base,
 		put_num(r->rerun.have_ci, r->rerun.lo, 3);
 		put_num(r->rerun.have_ci, r->rerun.hi, 3);
 		put_num(r->rerun.have_ci, r->method == M_EXACT ? 1 : b->conf, 3);
+		put_str(r->in_family ? "fdr-bh" : r->in_gate ? "fwer-holm" :
+			r->method == M_EXACT && strcmp(r->sig, "n/a") ?
+			"exact" : "", false);
 		putchar('\n');
 	}
 	ret = finish_stdout();
@@ -1746,6 +1810,8 @@ err:
 	free(rows);
 	free(fp);
 	free(fq);
+	free(gp);
+	free(gq);
 	free_table(&t);
 	return ret;
 }

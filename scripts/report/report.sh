@@ -136,7 +136,7 @@ function load_summary(   k, i, n, a) {
 	n = split(sumcols, a, " ")
 	for (i = 1; i <= n; i++) S[k, a[i]] = f(a[i])
 	# optional (the codegen floor of labstat; a summary before it has none)
-	S[k, "codegen_floor"] = f("codegen_floor"); S[k, "beyond_codegen"] = f("beyond_codegen")
+	S[k, "codegen_floor"] = f("codegen_floor"); S[k, "beyond_codegen"] = f("beyond_codegen"); S[k, "error_control"] = f("error_control")
 	if (!(f("variant") in vseen)) { vseen[f("variant")] = 1; V[nv++] = f("variant") }
 	RB[f("variant")] = vbase(f("variant"), f("base"))
 	if (!(f("state") in sseen)) { sseen[f("state")] = 1; ST[nst++] = f("state") }
@@ -239,35 +239,28 @@ noise_floor() {
 	END {
 		if (bad) exit bad
 		sorted_axes()
-		# the Benjamini-Hochberg cutoff: the largest p of a tested cell with q <= fdr
-		cut = 0
+		# the A/A gate (labstat error_control fwer-holm): Holm over the tested
+		# A/A cells; the exact chance of each, under exchangeable seeds, to
+		# reach the first Holm threshold fdr/M (their sum bounds P(any fires))
+		naa = kaa = eaa = able = 0
+		for (i = 0; i < nk; i++) if (S[K[i], "error_control"] == "fwer-holm") { naa++; alpha = S[K[i], "fdr"] + 0 }
 		for (i = 0; i < nk; i++) {
 			k = K[i]
-			if (S[k, "fdr"] != "" && S[k, "method"] != "exact" && S[k, "q_value"] != "" && S[k, "q_value"] + 0 <= S[k, "fdr"] + 0 && S[k, "p_value"] + 0 > cut) cut = S[k, "p_value"] + 0
+			if (S[k, "error_control"] != "fwer-holm") continue
+			split(k, p, SUBSEP)
+			bk = BL[RB[p[1]]] SUBSEP p[2] SUBSEP p[3]
+			if (!(bk in have)) continue
+			lv = rs_level(S[k, "n"] + 0, S[bk, "n"] + 0, alpha / naa)
+			eaa += lv; able += (lv > 0); kaa += (S[k, "significant"] == "yes")
 		}
-		# each tested A/A control: its chance to fire under exchangeable seeds (Poisson-binomial over them)
-		naa = kaa = eaa = 0; split("", PB); PB[0] = 1
 		for (i = 0; i < nk; i++) {
 			k = K[i]
 			split(k, p, SUBSEP)
-			if (!is_aa(p[1]) || S[k, "fdr"] == "" || S[k, "method"] == "exact" || S[k, "p_value"] == "") continue
-			bk = BL[RB[p[1]]] SUBSEP p[2] SUBSEP p[3]
-			if (!(bk in have)) continue
-			lv = rs_level(S[k, "n"] + 0, S[bk, "n"] + 0, cut)
-			naa++; eaa += lv; kaa += (S[k, "significant"] == "yes")
-			for (j = naa; j >= 1; j--) PB[j] = PB[j] * (1 - lv) + PB[j - 1] * lv
-			PB[0] *= 1 - lv
-		}
-		ptail = 0; for (j = kaa; j <= naa; j++) ptail += PB[j]
-		for (i = 0; i < nk; i++) {
-			k = K[i]
-			if (S[k, "fdr"] == "") continue
+			if (is_aa(p[1]) && S[k, "significant"] == "yes") bad_ctl = bad_ctl (bad_ctl == "" ? "" : ", ") p[1] "/" p[2] "/" p[3] " (" pq(k) ")"
+			if (S[k, "error_control"] != "fdr-bh") continue
 			fam++; q = S[k, "fdr"]
 			if (S[k, "method"] == "exact") nex++; else nrs++
 			if (S[k, "significant"] == "yes") { disc++; if (S[k, "method"] == "exact") dex++ }
-			split(k, p, SUBSEP)
-			# (the Δ of the codegen control is its purpose: the floor, expected nonzero)
-			if (is_aa(p[1]) && S[k, "significant"] == "yes") bad_ctl = bad_ctl (bad_ctl == "" ? "" : ", ") p[1] "/" p[2] "/" p[3] " (" pq(k) ")"
 		}
 		print "How a change versus `" base "` is judged (`labstat -h`):"
 		if (unit == "instructions") {
@@ -282,18 +275,24 @@ noise_floor() {
 		print "  interval reaches is in each row (`delta_interval`). The base sample is `" base "` pooled with `" aa "` (the same kernel,"
 		print "  other seeds): at 3 seeds a side the smallest possible p is 0.1, at 3 against 6 it is 2/84 = 0.024, reached only when"
 		print "  every seed of the variant lies beyond every seed of the base."
-		print "- **Benjamini-Hochberg** over all " fam + 0 " hook-cost cells (" nex + 0 " exact, entering with p = 0 or 1; " nrs + 0 " tested): a cell is"
+		print "- **Benjamini-Hochberg** over all " fam + 0 " hook-cost cells of the variants (" nex + 0 " exact, entering with p = 0 or 1; " nrs + 0 " tested): a cell is"
 		print "  significant when its q ≤ " q ", so at most " q " of the significant cells are expected to be false discoveries."
 		print "  " disc + 0 " are significant (" dex + 0 " exact, " disc - dex " tested). Device-time workloads are never judged: " devtime_note "."
-		print "- A cell whose `" aa "` row is itself significant is not significant: the base does not repeat under other seeds there."
+		print "- **The A/A gate.** `" aa "` is not a finding but a check that the base repeats under other seeds, judged apart:"
+		print "  an exact cell is significant when |Δ| ≥ 0.01; the tested ones form one family under Holm'"'"'s step-down rule at a"
+		print "  family-wise error rate of " (naa ? alpha : q) ", so that when the seeds are exchangeable the chance that any A/A cell of the run is"
+		print "  significant is at most " (naa ? alpha : q) ". A cell whose A/A cell is significant is not significant: the base does not repeat there."
 		if (naa) {
-			printf "- **A/A calibration:** %d of %d tested `%s` cells are significant. If the seeds are exchangeable, each fires with the\n", kaa, naa, aa
-			printf "  chance that its exact rank-sum null gives p ≤ %.4f (this run'"'"'s Benjamini-Hochberg cutoff): %.2f expected, and %d or\n", cut, eaa, kaa
-			printf "  more with probability %.2f (Poisson-binomial over the cells).%s\n", ptail, \
-				(ptail < 0.05 ? " **More than chance: the seed sampling is not exchangeable somewhere.**" : " No more than chance.")
+			printf "  %d of %d tested A/A cells are significant. %d of them have seeds enough to reach Holm'"'"'s first threshold %.2g/%d\n", kaa, naa, able, alpha, naa
+			printf "  = %.2g (the exact rank-sum p can be that small at their seed counts); under exchangeable seeds the chance that any\n", alpha / naa
+			printf "  fires is at most %.4f (the sum of each one'"'"'s exact chance to reach it).\n", eaa
+			if (!able) {
+				print "  **The gate cannot fire at these seed counts: this run has no A/A check.** Adaptive seeds (tcg-icount) give the"
+				print "  A/A cells and their baseline the seeds it needs; a run without them needs more `--reps`."
+			}
 		}
 		print ""
-		print "The controls are tested like every other cell. `" aa "` is `" base "` under other seeds (tested against `" base "` alone);"
+		print "The controls: `" aa "` is `" base "` under other seeds (tested against `" base "` alone, in the gate above);"
 		print "`" cg "` is `" base "` plus one neutral reordering of a test inside `io_issue_sqe` (the same semantics, different"
 		print "code: its README). Its |Δ| in a cell is the **codegen floor** (summary.csv `codegen_floor`): a design whose Δ lies"
 		print "within it (`beyond_codegen` = no) moved that cell no more than a change doing no work did, and its sentence says so."
@@ -304,8 +303,8 @@ noise_floor() {
 		print ""
 		if (bad_ctl != "") {
 			print "> **WARNING: A/A control cells significant:** " bad_ctl ". Every verdict in those cells is void (not"
-			print "> significant); the A/A calibration above says whether their number is more than chance. More seeds (`--reps`)"
-			print "> narrow the cells, not the chance that a control fires."
+			print "> significant). Under Holm'"'"'s rule that happens by chance in at most " alpha " of runs: read it as a seed range"
+			print "> that is not exchangeable with the baseline'"'"'s, and look at the cells'"'"' per-seed values."
 			print ""
 		}
 		# one table per base tree: its own A/A and codegen controls

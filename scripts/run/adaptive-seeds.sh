@@ -65,7 +65,7 @@ batch=$LAB_ADAPT_BATCH cap=$LAB_ADAPT_CAP width=$LAB_ADAPT_WIDTH move=$LAB_ADAPT
 for x in "$width" "$move" "$rel"; do
 	[[ $x =~ ^[0-9]+(\.[0-9]+)?$ ]] || die_usage "adaptive-seeds: LAB_ADAPT_WIDTH/LAB_ADAPT_MOVE/LAB_ADAPT_REL '$x' is not a non-negative decimal number"
 done
-rule="a hook-cost row whose seeds are not exact (labstat method rank-sum) is open while its Hodges-Lehmann interval of the delta is wider than $width (or $rel of |delta|, the larger) or its delta moved by more than $move (or $rel/4 of |delta|) at the last batch; its variant gets $batch more seeds, the state's baseline and A/A control as many as the most-seeded variant; cap $cap seeds"
+rule="a hook-cost row whose seeds are not exact (labstat method rank-sum) is open while its Hodges-Lehmann interval of the delta is wider than $width (or $rel of |delta|, the larger) or its delta moved by more than $move (or $rel/4 of |delta|) at the last batch; its variant gets $batch more seeds, the state's baseline and A/A control as many as the most-seeded variant; cap $cap seeds; past the cap, a tested A/A row and its baseline get the fewest seeds a side at which Holm over the run's tested A/A rows can fire (2/C(2n,n) <= fdr/rows)"
 if [[ $accel != tcg ]]; then
 	log "adaptive seeds: off under $accel (only tcg-icount cells are exact or noisy by seed; a real-time figure needs n >= 10 reps)"
 	exit 0
@@ -149,6 +149,25 @@ open_rows() {
 	if [[ -f $tmp/next ]]; then mv "$tmp/next" "$tmp/prev"; else : >"$tmp/prev"; fi
 }
 
+# gate_rows SUMMARY: "N M ALPHA" (the fewest seeds a side at which the exact
+# two-sided rank-sum p, 2/C(2N,N), reaches Holm's first threshold ALPHA/M over
+# the M tested A/A rows), then "VARIANT STATE" of each tested A/A row;
+# nothing when no A/A row is tested
+gate_rows() {
+	awk -F, '
+		FNR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["error_control"] == "fwer-holm" { m++; a = $c["fdr"]; V[m] = $c["variant"]; S[m] = $c["state"] }
+		END {
+			if (!m) exit
+			for (n = 2; n < 100; n++) {
+				b = 1; for (i = 1; i <= n; i++) b = b * (n + i) / i
+				if (2 / b <= a / m + 1e-12) break
+			}
+			print n, m, a
+			for (i = 1; i <= m; i++) if (!((V[i], S[i]) in done)) { done[V[i], S[i]]; print V[i], S[i] }
+		}' "$1"
+}
+
 rounds_json="[]"
 round=0
 while :; do
@@ -171,6 +190,18 @@ while :; do
 		v=${k%%.*} s=${k#*.}
 		for c in ${ctl[$v]}; do ((${want[$k]} > ${want[$c.$s]:-0})) && want[$c.$s]=${want[$k]}; done
 	done
+	# the A/A gate's seeds, past the cap: a tested A/A row and its baseline
+	# get the fewest seeds at which Holm over the run's tested A/A rows can
+	# fire at all (a gate that cannot fire checks nothing)
+	gate=$(gate_rows "$tmp/res/adapt/summary.csv")
+	if [[ -n $gate ]]; then
+		read -r gate_n gate_m _ <<<"${gate%%$'\n'*}"
+		((gate_n <= ${LAB_BOUNDS[reps]#* })) || die "adaptive seeds: the A/A gate over $gate_m tested rows needs $gate_n seeds a side, beyond the reps bound ${LAB_BOUNDS[reps]#* }"
+		while read -r a s; do
+			[[ -n ${target[$a.$s]:-} ]] || continue
+			for c in ${ctl[$a]}; do ((gate_n > ${want[$c.$s]:-${target[$c.$s]}})) && want[$c.$s]=$gate_n; done
+		done < <(tail -n +2 <<<"$gate")
+	fi
 	boots=()
 	for v in "${vlist[@]}"; do
 		for s in "${slist[@]}"; do
@@ -194,7 +225,7 @@ while :; do
 		       boots: ($boots | split("\n") | map(select(. != "")))}]' <<<"$rounds_json")
 	if ((plan)); then
 		printf '%s\n' "$said" >&2
-		log "adaptive seeds --plan: round 1 would add ${#boots[@]} boot(s) over $(printf '%s\n' "${boots[@]}" | awk 'NF { k[$1 " " $2] = 1 } END { print length(k) }') variant x state pair(s); at most $(for k in "${!want[@]}"; do echo $((cap - want[$k])); done | awk '{ t += $1 } END { print t + 0 }') more could follow"
+		log "adaptive seeds --plan: round 1 would add ${#boots[@]} boot(s) over $(printf '%s\n' "${boots[@]}" | awk 'NF { k[$1 " " $2] = 1 } END { print length(k) }') variant x state pair(s); at most $(for k in "${!want[@]}"; do echo $((cap - want[$k])); done | awk '$1 > 0' | awk '{ t += $1 } END { print t + 0 }') more could follow"
 		exit 0
 	fi
 	if ((${#boots[@]} == 0)); then
@@ -205,7 +236,7 @@ while :; do
 	round=$((round + 1))
 	# the most these cells can still cost after this round
 	left=0
-	for k in "${!want[@]}"; do left=$((left + cap - want[$k])); done
+	for k in "${!want[@]}"; do ((want[$k] >= cap)) || left=$((left + cap - want[$k])); done
 	# boots whose cell is stored in the run dir (a resumed run) are done,
 	# but one that failed on the host's side runs again
 	# (one awk over the round's cells on disk)
