@@ -176,15 +176,27 @@ variants_for_bases() {
 # (ROLE baseline, codegen-control, config-floor or seed-control: the seed
 # control of the base's baseline); bases without one are left out
 roles_by_base() {
-	local b v pairs=()
+	local b v best bo want=$1 pairs=()
+	[[ $want != seed-control ]] || want=baseline
+	variants_load
+	# (in this shell, no fork a lookup: summary.sh calls this three times a
+	# summary, and adaptive seeds a summary a round; catalog order as
+	# variants_with's: order=, then name)
 	for b in $(known_bases); do
-		if [[ $1 == seed-control ]]; then
-			v=$(catalog_one_on "$b" baseline)
-			[[ -z $v ]] || v=$(seed_control_of "$v")
-		else
-			v=$(catalog_one_on "$b" "$1")
+		best="" bo=0
+		for v in $_VAR_NAMES; do
+			_cat_base "$v"
+			[[ $REPLY == "$b" ]] || continue
+			_cat_role "$v"
+			[[ $REPLY == "$want" ]] || continue
+			_cat_meta "$v" order 50
+			if [[ -z $best ]] || ((REPLY < bo)) || { ((REPLY == bo)) && [[ $v < $best ]]; }; then best=$v bo=$REPLY; fi
+		done
+		if [[ $1 == seed-control && -n $best ]]; then
+			_cat_meta "$best" seed-control
+			best=$REPLY
 		fi
-		[[ -z $v ]] || pairs+=("$b=$v")
+		[[ -z $best ]] || pairs+=("$b=$best")
 	done
 	(IFS=,; echo "${pairs[*]}")
 }

@@ -260,9 +260,11 @@ while :; do
 	exit 0
 done
 
+# (one jq for them all: a round can add hundreds)
 extra=$(extra_boots | while read -r v s r; do
-	jq -nc --arg v "$v" --arg s "$s" --argjson r "$r" --argjson seed "$(run_seed "$seed_base" "$v" "$r")" '{variant: $v, state: $s, rep: $r, seed: $seed}'
-done | jq -sc .)
+	REPLY=$(run_seed "$seed_base" "$v" "$r")
+	printf '%s %s %s %s\n' "$v" "$s" "$r" "$REPLY"
+done | jq -Rsc 'split("\n") | map(select(. != "") | split(" ") | {variant: .[0], state: .[1], rep: (.[2] | tonumber), seed: (.[3] | tonumber)})')
 log "adaptive seeds: done after $round round(s): $(jq length <<<"$extra") extra boot(s)"
 if [[ -f $dir/manifest.json ]]; then
 	jq --arg rule "$rule" --argjson batch "$batch" --argjson cap "$cap" --argjson width "$width" --argjson move "$move" \

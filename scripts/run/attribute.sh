@@ -170,8 +170,8 @@ body_of() {
 		vmlinux=$(build_of "$1")/vmlinux
 		body=$dir/raw/attrib/.$1.$fn.$(stat -L -c %s.%.9Y "$vmlinux").body
 		if [[ ! -f $body ]]; then
-			function_body "$vmlinux" "$fn" >"$body.$$"
-			mv "$body.$$" "$body"
+			function_body "$vmlinux" "$fn" >"$body.$BASHPID"
+			mv "$body.$BASHPID" "$body"
 		fi
 		body_of[$1]=$body
 	fi
@@ -276,7 +276,7 @@ cell() {
 # restored in one go (guest/boot.sh --restore-batch) and their rows made in
 # this process; prints "V S" of each one done (the rest boot one by one)
 cells() {
-	local list=$1 v s wl o blist=$dir/.attrib-restore.$$ outs=()
+	local list=$1 v s wl o l k lanes blist=$dir/.attrib-restore.$$ outs=()
 	local -A spec=()
 	plugin=$(host_tool tools "$LAB_CACHE/tools" lab-attrib.so)
 	while read -r v s wl; do
@@ -299,12 +299,25 @@ cells() {
 	"$LAB_ROOT/scripts/analysis/parse-results.sh" --each "${outs[@]/%//results.txt}" |
 		awk '/^@@file / { if (f != "") close(f); f = $2; sub(/\/results\.txt$/, "/.results.parsed", f); printf "" > f; next } { print > f }' ||
 		parsed=()
+	# the derivations, one awk a boot, in as many lanes as the host has
+	# cores (the matrix runs this batch beside the timed one, which ends
+	# first: one lane would leave a core idle)
+	# (each kernel's listing made here, once, before the lanes fork)
+	lanes=$(nproc)
 	for o in "${outs[@]}"; do
-		read -r v s wl <<<"${spec[$o]}"
-		: >"$o/boot.stderr"
-		derive "$v" "$s" "$wl" && echo "$v $s"
-		rm -f "$o/.results.parsed"
+		read -r v _ <<<"${spec[$o]}"
+		body_of "$v"
 	done
+	for ((l = 0; l < lanes; l++)); do
+		for ((k = l; k < ${#outs[@]}; k += lanes)); do
+			o=${outs[$k]}
+			read -r v s wl <<<"${spec[$o]}"
+			: >"$o/boot.stderr"
+			derive "$v" "$s" "$wl" && echo "$v $s"
+			rm -f "$o/.results.parsed"
+		done &
+	done
+	wait
 	return 0
 }
 

@@ -644,16 +644,30 @@ if ((!cells_only)); then
 	mapfile -t -O "${#boots[@]}" boots < <("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --list "$dir")
 	write_run_csvs
 fi
-# attribution.csv and footprint.csv from the attribution boots' rows
+# attribution.csv and footprint.csv from the attribution boots' rows, and
+# streams.txt, the record-stream verdicts of the proof boots, beside the
+# summary (three steps on three disjoint sets of files)
+apid="" ppid_=""
 if ((!cells_only)); then
-	"$LAB_ROOT/scripts/run/attribute.sh" --assemble "$dir" || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
-	# streams.txt: the record-stream verdicts of the proof boots
-	"$LAB_ROOT/scripts/proof/stream-proofs.sh" --assemble "$dir" || { log "matrix: proof boots failed (cells.csv is intact)"; post_failed=1; }
+	# (in running_jobs: a stopped matrix stops them too, kill_jobs)
+	"$LAB_ROOT/scripts/run/attribute.sh" --assemble "$dir" &
+	apid=$!
+	running_jobs[$apid]=assemble
+	"$LAB_ROOT/scripts/proof/stream-proofs.sh" --assemble "$dir" &
+	ppid_=$!
+	running_jobs[$ppid_]=assemble
 fi
 # summaries, figures and the report are always recomputed from the cells; a
 # step that fails fails the run (an old summary or report is never left as if current)
 run=$(basename "$dir")
-if "$LAB_ROOT/scripts/analysis/summary.sh" "$run"; then
+summary_ok=1
+"$LAB_ROOT/scripts/analysis/summary.sh" "$run" || summary_ok=0
+if [[ -n $apid ]]; then
+	wait "$apid" || { log "matrix: attribution boots failed (cells.csv is intact)"; post_failed=1; }
+	wait "$ppid_" || { log "matrix: proof boots failed (cells.csv is intact)"; post_failed=1; }
+	unset "running_jobs[$apid]" "running_jobs[$ppid_]"
+fi
+if ((summary_ok)); then
 	if ((!cells_only)); then
 		"$LAB_ROOT/scripts/report/plots.sh" "$run" || { log "matrix: plots failed (summary.csv is intact)"; post_failed=1; }
 		"$LAB_ROOT/scripts/report/report.sh" "$run" || { log "matrix: report failed (summary.csv is intact)"; post_failed=1; }
