@@ -300,7 +300,7 @@ draw_set() {
 	tar -C "$stage" --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - .
 }
 memo_stdout plots "$set_key" draw_set >"$stage.tar" || die "plots: the figures of results/$run failed (see above)$(df_free "$stage")"
-tar -C "$stage" -xf "$stage.tar"
+tar -C "$stage" -m -xf "$stage.tar"
 cat "$stage/.log" >&2
 rm -f "$stage/.log" "$stage.tar"
 drawn=0
