@@ -358,3 +358,28 @@ memo_stdout() {
 	fi
 	return "$rc"
 }
+
+# summary_setup: labstat and its summary arguments in SUMMARY_TOOL and
+# SUMMARY_ARGS, once a process (scripts/analysis/summary.sh, and adaptive
+# seeds, which summarise every round): the baseline, its seed control and the
+# codegen control of each base tree from the catalog (lib/catalog.sh, sourced
+# by the caller), as BASE=VARIANT,..., and the device-time workloads
+summary_setup() {
+	local base aa codegen
+	[[ -z ${SUMMARY_TOOL:-} ]] || return 0
+	SUMMARY_TOOL=$(host_tool tools "$LAB_CACHE/tools" labstat)
+	base=$(roles_by_base baseline) aa=$(roles_by_base seed-control) codegen=$(roles_by_base codegen-control)
+	# (no baseline in the catalog: the cells are summarised with no Δ)
+	[[ -n $base ]] || log "summary: no variant has role=baseline in its meta (lib/catalog.sh): the summary has no Δ"
+	SUMMARY_ARGS=(summary ${base:+-B "$base"} ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -b "$LAB_DEFAULT_BASE" -D "$(device_time_workloads)")
+}
+
+# summary_of CELLS: labstat's summary of CELLS on stdout (status: labstat's).
+# It is a pure function of CELLS, labstat and its arguments: memoised under
+# their sha256 (memo_stdout), so a warm rerun of a matrix reads it back.
+summary_of() {
+	local key
+	summary_setup
+	read -r key _ < <({ sha256sum "$SUMMARY_TOOL" "$1" | cut -d' ' -f1; printf '%s\n' "${SUMMARY_ARGS[@]}"; } | sha256sum)
+	memo_stdout summary "$key" "$SUMMARY_TOOL" "${SUMMARY_ARGS[@]}" "$1"
+}

@@ -20,24 +20,14 @@ run=${1:-}
 [[ -n $run && $# == 1 ]] || die_usage "usage: run.sh summary RUN"
 dir=$(results_dir "$run")
 [[ -f $dir/cells.csv ]] || die_usage "summary: no results/$run/cells.csv; give a run id from results/"
-labstat=$(host_tool tools "$LAB_CACHE/tools" labstat)
 refuse_links "$dir"
 # written to a temp file (mktemp) and moved into place; labstat rejecting the
 # cells removes the old summary (never one of older cells left as if
 # current), a write that fails for want of space leaves it as it was
 tmp=$(mktemp "$dir/.summary.csv.XXXXXX") || die "summary: cannot create a file in $dir$(df_free "$dir")"
 trap 'rm -f "$tmp"' EXIT
-# the baseline, its seed control and the codegen control of each base tree
-# come from the catalog, as BASE=VARIANT,...
-base=$(roles_by_base baseline) aa=$(roles_by_base seed-control) codegen=$(roles_by_base codegen-control)
-# (no baseline in the catalog: the cells are summarised with no Δ)
-[[ -n $base ]] || log "summary: no variant has role=baseline in its meta (lib/catalog.sh): the summary has no Δ"
-args=(summary ${base:+-B "$base"} ${aa:+-a "$aa"} ${codegen:+-g "$codegen"} -b "$LAB_DEFAULT_BASE" -D "$(device_time_workloads)")
-# the summary is a pure function of cells.csv, labstat and its arguments:
-# memoised under their sha256 (lib/cellstore.sh memo_stdout), so a warm rerun
-# of a matrix (the same cells.csv) reads it back
-read -r key _ < <({ sha256sum "$labstat" "$dir/cells.csv" | cut -d' ' -f1; printf '%s\n' "${args[@]}"; } | sha256sum)
-if ! memo_stdout summary "$key" "$labstat" "${args[@]}" "$dir/cells.csv" >"$tmp"; then
+# (labstat, its arguments from the catalog and the memo: lib/cellstore.sh summary_of)
+if ! summary_of "$dir/cells.csv" >"$tmp"; then
 	full=$(df_free "$dir")
 	[[ -n $full ]] && die "summary: writing $dir/summary.csv failed$full; the old summary.csv is kept"
 	rm -f "$dir/summary.csv"

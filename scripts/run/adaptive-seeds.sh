@@ -23,6 +23,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../lib/common.sh"
 # shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
+# shellcheck source=../../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
 
 usage="usage: adaptive-seeds.sh --next|--list|--plan RUN_DIR"
 list=0 plan=0
@@ -172,7 +174,9 @@ rounds_json="[]"
 round=0
 while :; do
 	cells_now >"$tmp/res/adapt/cells.csv"
-	if ! LAB_RESULTS=$tmp/res "$LAB_ROOT/scripts/analysis/summary.sh" adapt 2>"$tmp/summary.err"; then
+	# (labstat and its arguments found once, lib/cellstore.sh summary_of: a
+	# warm matrix replays every round at every call)
+	if ! summary_of "$tmp/res/adapt/cells.csv" >"$tmp/res/adapt/summary.csv" 2>"$tmp/summary.err"; then
 		cat "$tmp/summary.err" >&2
 		die "adaptive seeds: the summary of round $round failed"
 	fi
@@ -262,8 +266,8 @@ done
 
 # (one jq for them all: a round can add hundreds)
 extra=$(extra_boots | while read -r v s r; do
-	REPLY=$(run_seed "$seed_base" "$v" "$r")
-	printf '%s %s %s %s\n' "$v" "$s" "$r" "$REPLY"
+	printf '%s %s %s ' "$v" "$s" "$r"
+	run_seed "$seed_base" "$v" "$r"
 done | jq -Rsc 'split("\n") | map(select(. != "") | split(" ") | {variant: .[0], state: .[1], rep: (.[2] | tonumber), seed: (.[3] | tonumber)})')
 log "adaptive seeds: done after $round round(s): $(jq length <<<"$extra") extra boot(s)"
 if [[ -f $dir/manifest.json ]]; then

@@ -476,25 +476,35 @@ restore_list() {
 }
 # restore_stored: a batch of each kind as a job of its own, while a slot is
 # free (the two kinds restore side by side, as two guests would run)
+# (a long timed batch is split over the free slots: a round of extra seeds
+# is timed boots alone, and one process would leave the other cores idle;
+# an attribution batch derives in a lane per core itself)
 restore_stored() {
-	local kind jd i k cmd list=$dir/.restore-list
+	local kind jd i k c chunks l v s r cmd list=$dir/.restore-list
 	for kind in timed attrib; do
 		((nboots < boot_jobs)) || return 0
 		# (a job dir only for a batch that has boots: this runs at every turn of the loop)
 		restore_list "$kind" >"$list"
 		((${#restore_idx[@]})) || continue
-		jd=$(mktemp -d "$dir/.restore.XXXXXX")
-		mv "$list" "$jd/list"
-		for k in "${!restore_idx[@]}"; do
-			i=${restore_idx[$k]}
-			boot_state[$i]=restoring
-			printf '%s\t%s\n' "$k" "$i"
-		done >"$jd/map"
-		if [[ $kind == timed ]]; then cmd=("$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$jd/list"); else cmd=("$LAB_ROOT/scripts/run/attribute.sh" --cells "$dir" "$jd/list"); fi
-		# (its processes die with the matrix, as a boot's do)
-		setsid setpriv --pdeathsig KILL "${cmd[@]}" >"$jd/out" &
-		running_jobs[$!]="restore $kind $jd"
-		nboots=$((nboots + 1))
+		chunks=1
+		[[ $kind != timed || ${#restore_idx[@]} -lt 20 ]] || chunks=$((boot_jobs - nboots))
+		for ((c = 0; c < chunks; c++)); do
+			jd=$(mktemp -d "$dir/.restore.XXXXXX")
+			awk -v c="$c" -v n="$chunks" 'NR % n == c' "$list" >"$jd/list"
+			while read -r l; do
+				read -r v s r _ <<<"$l"
+				if [[ $kind == attrib ]]; then k="$v $s"; else k="$v $s $r"; fi
+				i=${restore_idx[$k]}
+				boot_state[$i]=restoring
+				printf '%s\t%s\n' "$k" "$i"
+			done <"$jd/list" >"$jd/map"
+			if [[ $kind == timed ]]; then cmd=("$LAB_ROOT/scripts/run/matrix-cell.sh" --batch "$dir" "$jd/list"); else cmd=("$LAB_ROOT/scripts/run/attribute.sh" --cells "$dir" "$jd/list"); fi
+			# (its processes die with the matrix, as a boot's do)
+			setsid setpriv --pdeathsig KILL "${cmd[@]}" >"$jd/out" &
+			running_jobs[$!]="restore $kind $jd"
+			nboots=$((nboots + 1))
+		done
+		rm -f "$list"
 	done
 }
 # restore_done KIND JOB_DIR: the boots the batch restored are finished, the
