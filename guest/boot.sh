@@ -243,11 +243,16 @@ if [[ -n $batch ]]; then
 	for i in "${!keys[@]}"; do [[ -z ${CELL_INTACT[${keys[i]}]:-} ]] || hits+=("$i"); done
 	((${#hits[@]})) || exit 0
 	# the restored files, then one grep per question over all of them
+	# (the old files gone and the dirs made in one process each, not one a boot)
+	olds=() dirs=()
 	for i in "${hits[@]}"; do
 		out=${outs[i]} plugin_out=${pouts[i]}
-		rm -f "$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"}
-		cell_restore "${keys[i]}" "$out" "$plugin_out"
+		olds+=("$out/console.log" "$out/results.txt" "$out/qemu.log" ${plugin_out:+"$plugin_out"})
+		dirs+=("$out")
 	done
+	rm -f "${olds[@]}"
+	mkdir -p "${dirs[@]}"
+	for i in "${hits[@]}"; do cell_restore "${keys[i]}" "${outs[i]}" "${pouts[i]}"; done
 	ask() { local f; while IFS= read -r f; do HAS[$1 ${f%/*}]=1; done < <(shift; "$@" 2>/dev/null || true); }
 	cons=() ress=()
 	for i in "${hits[@]}"; do cons+=("${outs[i]}/console.log"); ress+=("${outs[i]}/results.txt"); done

@@ -242,7 +242,7 @@ cell_restore() {
 	local d f files=()
 	_cell_dir "$1"
 	d=$REPLY/out
-	mkdir -p "$2"
+	[[ -d $2 ]] || mkdir -p "$2"
 	for f in console.log results.txt qemu.log; do
 		[[ ! -f $d/$f ]] || files+=("$d/$f")
 	done
