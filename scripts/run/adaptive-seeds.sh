@@ -89,12 +89,18 @@ unit=instructions
 # baseline's A/A pseudo-variant, where the run has them
 declare -A in_run=() ctl=() target=()
 for v in "${vlist[@]}"; do in_run[$v]=1; done
+# (in this shell: --next runs after every round; the matrix checked the
+# variants' '# base:' lines)
+declare -A baseline_on=()
+IFS=, read -ra pairs <<<"$(roles_by_base baseline)"
+for p in "${pairs[@]}"; do baseline_on[${p%%=*}]=${p#*=}; done
 for v in "${vlist[@]}"; do
-	b=$(catalog_one_on "$(variant_base "${v%-aa}")" baseline)
+	_cat_base "${v%-aa}"
+	b=${baseline_on[$REPLY]:-}
 	c=""
 	[[ -n $b && -n ${in_run[$b]:-} ]] && c=$b
 	a=""
-	[[ -z $b ]] || a=$(seed_control_of "$b")
+	[[ -z $b ]] || { _cat_meta "$b" seed-control; a=$REPLY; }
 	[[ -n $a && -n ${in_run[$a]:-} ]] && c+=" $a"
 	ctl[$v]=$c
 	for s in "${slist[@]}"; do target[$v.$s]=$reps; done

@@ -258,18 +258,26 @@ for i in "${!boots[@]}"; do
 	fi
 done
 # boots of states a kernel cannot have (audit rules without audit) are n/a
-n_na=0
+# (their files written by one awk, not a process or three each: a file cut
+# short by a kill is incomplete, and cell_complete has it written again)
+n_na=0 na_specs=()
+declare -A na_wl=()
 for i in "${!boots[@]}"; do
 	[[ ${boot_state[$i]} == pending ]] || continue
 	read -r v s r <<<"${boots[$i]}"
 	if [[ $r == attrib || $r == proof ]] || ! cell_na "$v" "$s"; then continue; fi
-	seed=$(seed_of "$v" "$r")
-	wl=$(state_workloads "$s")
-	na_rows() { local w; for w in ${wl//,/ }; do echo "$v,$s,$w,$r,$seed,$accel,n/a,,,$unit,,,0,"; done; }
-	save "$dir/cells/$v.$s.$r.csv" na_rows
+	[[ -n ${na_wl[$s]+x} ]] || na_wl[$s]=$(state_workloads "$s")
+	na_specs+=("$v $s $r $(seed_of "$v" "$r") ${na_wl[$s]}")
 	boot_state[$i]=finished
 	n_na=$((n_na + 1))
 done
+if ((n_na)); then
+	printf '%s\n' "${na_specs[@]}" | awk -v d="$dir/cells" -v accel="$accel" -v unit="$unit" '{
+		f = d "/" $1 "." $2 "." $3 ".csv"; n = split($5, w, ",")
+		for (i = 1; i <= n; i++) printf "%s,%s,%s,%s,%s,%s,n/a,,,%s,,,0,\n", $1, $2, w[i], $3, $4, accel, unit > f
+		close(f)
+	}' || die "matrix: writing the n/a cells in $dir/cells failed$(df_free "$dir/cells")"
+fi
 to_run=$((total - done_before - n_na))
 ((done_before)) && log "matrix: resuming: $done_before of $total boots already done, $((total - done_before)) to run"
 log "matrix: $to_run guest boots to run ($n_na n/a), $boot_jobs at a time, $(boot_order "$accel") order$( ((overlap)) && echo ', booting each kernel as soon as it is built')"
