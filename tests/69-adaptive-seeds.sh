@@ -67,6 +67,23 @@ plan=$("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --plan "$d" 2>&1 | grep '^adapt
 check "--plan states round 1's cost and changes nothing ($plan)" \
 	both grep -q 'round 1 would add 8 boot(s) over 4 variant x state pair(s); at most 16 more could follow' <<<"$plan" -- \
 	test "$(find "$d" -newer "$tmp/mark" | wc -l)" = 0
+# the rounds kept in .adaptive-state: a call that takes them from there, one
+# whose state no longer matches the cells (replays), one with a planted line
+# (replays) and one without the file all decide the same
+next_says() { "$LAB_ROOT/scripts/run/adaptive-seeds.sh" --next "$d" 2>&1 >/dev/null | grep -E '^adaptive seeds: (done|round [0-9]+: [0-9]+ more)'; }
+state_ok() {
+	local a b c e
+	grep -q '^key [0-9a-f]\{64\}$' "$d/.adaptive-state" || return 1
+	a=$(next_says)
+	sed -i 's/^cells .*/cells '"$(printf '0%.0s' {1..64})"'/' "$d/.adaptive-state"
+	b=$(next_says)
+	echo 'rm -rf /' >>"$d/.adaptive-state"
+	c=$(next_says)
+	rm -f "$d/.adaptive-state"
+	e=$(next_says)
+	[[ -n $a && $a == "$b" && $a == "$c" && $a == "$e" ]]
+}
+check "the rounds kept in .adaptive-state decide as a replay does (stale or planted state: replayed)" state_ok
 cp "$d/cells.csv" "$tmp/cells.before"
 rc=0
 $m --resume ad >"$tmp/resume.log" 2>&1 || rc=$?

@@ -178,8 +178,83 @@ gate_rows() {
 
 rounds_json="[]"
 round=0
+# The rounds decided so far, kept in RUN_DIR/.adaptive-state by the call that
+# decided the last of them (the matrix asks again after every round): a call
+# takes them from there, instead of replaying them from round 0, when the
+# rule, the lab's code and labstat are the ones that decided them and the
+# cells that last round was decided from are byte for byte the ones on disk
+# now (so a replay would decide the same); else it replays. The file is data:
+# every line is checked, and a bad one means a replay.
+state=$dir/.adaptive-state
+summary_setup
+read -r state_key _ < <({
+	printf '%s\n' "${LAB_CELL_SCHEMA:-}" "$batch $cap $width $move $rel $reps $variants $states $seed_base" "$SUMMARY_TOOL" "${SUMMARY_ARGS[@]}"
+	sha256sum "$0" "$LAB_ROOT/lib/common.sh" "$LAB_ROOT/lib/catalog.sh" "$LAB_ROOT/lib/cellstore.sh" | cut -d' ' -f1
+} | sha256sum)
+# targets_text: the targets, "VARIANT.STATE=N" a line
+targets_text() { local k; for k in "${!target[@]}"; do echo "$k=${target[$k]}"; done | LC_ALL=C sort; }
+# set_targets TEXT: targets from targets_text lines (status 1 on a bad line)
+set_targets() {
+	local l k n
+	while IFS= read -r l; do
+		[[ -n $l ]] || continue
+		k=${l%=*} n=${l##*=}
+		[[ -n ${target[$k]+x} && $n =~ ^[0-9]{1,3}$ ]] || return 1
+		target[$k]=$n
+	done <<<"$1"
+}
+load_state() {
+	local l key="" cells="" r="" rj="" told="" tnew="" prev=""
+	while IFS= read -r l; do
+		case $l in
+		"key "*) key=${l#key } ;;
+		"cells "*) cells=${l#cells } ;;
+		"round "*) r=${l#round } ;;
+		"rounds "*) rj=${l#rounds } ;;
+		"told "*) told+=${l#told }$'\n' ;;
+		"target "*) tnew+=${l#target }$'\n' ;;
+		"prev "*) prev+=${l#prev }$'\n' ;;
+		*) return 1 ;;
+		esac
+	done <"$state"
+	[[ $key == "$state_key" && $r =~ ^[1-9][0-9]?$ && $cells =~ ^[0-9a-f]{64}$ ]] || return 1
+	jq -e 'type == "array"' >/dev/null 2>&1 <<<"$rj" || return 1
+	grep -qvE '^([a-z0-9][a-z0-9-]*/){2}[a-z0-9][a-z0-9-]*,-?[0-9]+(\.[0-9]+)?$' <<<"${prev%$'\n'}" && [[ -n $prev ]] && return 1
+	set_targets "$told" || return 1
+	read -r l _ < <(cells_now | sha256sum)
+	[[ $l == "$cells" ]] || return 1
+	set_targets "$tnew" || return 1
+	printf '%s' "$prev" >"$tmp/prev"
+	round=$r rounds_json=$rj
+}
+# save_state CELLS_SHA TARGETS_BEFORE: the state after this call's last round
+save_state() {
+	local l
+	if {
+		echo "key $state_key"
+		echo "cells $1"
+		echo "round $round"
+		echo "rounds $rounds_json"
+		while IFS= read -r l; do echo "told $l"; done <<<"$2"
+		targets_text | sed 's/^/target /'
+		[[ ! -s $tmp/prev ]] || sed 's/^/prev /' "$tmp/prev"
+	} >"$state.tmp"; then
+		mv "$state.tmp" "$state"
+	else
+		rm -f "$state.tmp"
+	fi
+}
+# (--plan is round 0 alone, whatever was decided since)
+if ((!plan)) && [[ -f $state ]] && ! load_state; then
+	# (what load_state changed goes back to round 0's)
+	for k in "${!target[@]}"; do target[$k]=$reps; done
+	: >"$tmp/prev"
+	round=0 rounds_json="[]"
+fi
 while :; do
 	cells_now >"$tmp/res/adapt/cells.csv"
+	read -r cells_sha _ < <(sha256sum "$tmp/res/adapt/cells.csv")
+	told=$(targets_text)
 	# (labstat and its arguments found once, lib/cellstore.sh summary_of: a
 	# warm matrix replays every round at every call)
 	if ! summary_of "$tmp/res/adapt/cells.csv" >"$tmp/res/adapt/summary.csv" 2>"$tmp/summary.err"; then
@@ -266,6 +341,7 @@ while :; do
 	((${#todo[@]})) || continue
 	printf '%s\n' "$said" >&2
 	log "adaptive seeds: round $round: ${#boots[@]} more boot(s) (${#todo[@]} to run, the rest already in $dir/cells); at most $left more boot(s) can follow"
+	save_state "$cells_sha" "$told"
 	printf '%s\n' "${todo[@]}"
 	exit 0
 done
