@@ -35,6 +35,8 @@ set -euo pipefail
 . "$(dirname "$0")/../../lib/common.sh"
 # shellcheck source=../../lib/disasm.sh
 . "$LAB_ROOT/lib/disasm.sh"
+# shellcheck source=../../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
 
 # attribute.sh --rows|--footprint BOOT_DIR VARIANT STATE WORKLOADS: only print
 # the attribution.csv (footprint.csv) rows of one attribution boot's
@@ -293,42 +295,120 @@ cells() {
 	mapfile -t outs < <(LAB_BOOT_PREBUILT=1 "$LAB_ROOT/guest/boot.sh" --accel tcg --restore-batch "$blist" || true)
 	rm -f "$blist"
 	((${#outs[@]})) || return 0
-	# every restored boot's results parsed in one go (memoised), a file each;
-	# where that fails, each boot's own parse (derive_one) says why
-	for o in "${outs[@]}"; do parsed[$o]=$o/.results.parsed; done
-	"$LAB_ROOT/scripts/analysis/parse-results.sh" --each "${outs[@]/%//results.txt}" |
-		awk '/^@@file / { if (f != "") close(f); f = $2; sub(/\/results\.txt$/, "/.results.parsed", f); printf "" > f; next } { print > f }' ||
-		parsed=()
+	# A boot's derived files are one pure function of its cell (boot.info
+	# cell_key), its kernel's listing of $fn, its workloads and this code:
+	# memoised as one tar (lib/cellstore.sh memo_stdout, off under
+	# LAB_NO_CELL_STORE=1), so a warm rerun unpacks them instead of deriving.
+	# (each kernel's listing made here, once, before the lanes fork)
+	local -A dkey=() bsha=()
+	local code ck todo=() hits=() rl wall
+	read -r code _ < <(sha256sum "$0" "$LAB_ROOT/lib/disasm.sh" "$LAB_ROOT/scripts/analysis/parse-results.sh" | sha256sum)
+	for o in "${outs[@]}"; do
+		read -r v s wl <<<"${spec[$o]}"
+		body_of "$v"
+		[[ ${LAB_NO_CELL_STORE:-0} != 1 ]] || { todo+=("$o"); continue; }
+		if [[ -z ${bsha[$v]:-} ]]; then
+			read -r ck _ < <(sha256sum "$REPLY")
+			bsha[$v]=$ck
+		fi
+		ck=""
+		while IFS= read -r l; do [[ $l != cell_key=* ]] || ck=${l#cell_key=}; done <"$o/boot.info"
+		[[ -n $ck ]] || { todo+=("$o"); continue; }
+		read -r ck _ < <(printf '%s\n' "$code" "$v" "$s" "$wl" "$fn" "$subfn" "$ck" "${bsha[$v]}" | sha256sum)
+		dkey[$o]=$ck
+		if [[ -f $LAB_CELLS/.memo/attrib/${dkey[$o]}.sum ]]; then hits+=("$o"); else todo+=("$o"); fi
+	done
+	# the memo's hits, in one go: their sums checked by one sha256sum, their
+	# tars unpacked by one tar (the rows to temp names, renamed last); a
+	# memo that fails its sum is derived (and memo_stdout says so)
+	if ((${#hits[@]})); then
+		local m=$LAB_CELLS/.memo/attrib sums=() good=() bad
+		for o in "${hits[@]}"; do sums+=("${dkey[$o]}.sum"); done
+		bad=$(cd "$m" || exit 0; sha256sum --quiet --strict -c "${sums[@]}" 2>/dev/null | sed -n 's/: FAILED.*//p'; true)
+		for o in "${hits[@]}"; do
+			if [[ $bad == *"${dkey[$o]}"* ]]; then todo+=("$o"); else good+=("$o"); fi
+		done
+		if ((${#good[@]})) && (for o in "${good[@]}"; do cat "$m/${dkey[$o]}"; done) |
+			tar -C "$dir" -m -x -i -f - --transform 's|^\(attribution/.*\)\.csv$|\1.csv.tmp|'; then
+			for o in "${good[@]}"; do
+				read -r v s _ <<<"${spec[$o]}"
+				mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv" || continue
+				: >"$o/boot.stderr"
+				mapfile -t rl <"$dir/attribution/$v.$s.csv"
+				wall=""
+				while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$o/boot.info"
+				log "  done attribution $v / $s: ${#rl[@]} rows, ${wall}s wall (derived files from the memo)"
+				echo "$v $s"
+			done
+		else
+			todo+=("${good[@]}")
+		fi
+	fi
+	# the results of the boots to derive parsed in one go (memoised), a file
+	# each; where that fails, each boot's own parse (derive_one) says why
+	if ((${#todo[@]})); then
+		for o in "${todo[@]}"; do parsed[$o]=$o/.results.parsed; done
+		"$LAB_ROOT/scripts/analysis/parse-results.sh" --each "${todo[@]/%//results.txt}" |
+			awk '/^@@file / { if (f != "") close(f); f = $2; sub(/\/results\.txt$/, "/.results.parsed", f); printf "" > f; next } { print > f }' ||
+			parsed=()
+	fi
 	# the derivations, one awk a boot, in as many lanes as the host has
 	# cores (the matrix runs this batch beside the timed one, which ends
 	# first: one lane would leave a core idle)
-	# (each kernel's listing made here, once, before the lanes fork)
 	lanes=$(nproc)
-	for o in "${outs[@]}"; do
-		read -r v _ <<<"${spec[$o]}"
-		body_of "$v"
-	done
 	for ((l = 0; l < lanes; l++)); do
-		for ((k = l; k < ${#outs[@]}; k += lanes)); do
-			o=${outs[$k]}
+		for ((k = l; k < ${#todo[@]}; k += lanes)); do
+			o=${todo[$k]}
 			read -r v s wl <<<"${spec[$o]}"
 			: >"$o/boot.stderr"
-			derive "$v" "$s" "$wl" && echo "$v $s"
+			if [[ -n ${dkey[$o]:-} ]]; then
+				memo_stdout attrib "${dkey[$o]}" derived_tar "$v" "$s" "$wl" >"$o/.derived.tar" &&
+					unpack_derived "$o" "$v" "$s" && echo "$v $s"
+				rm -f "$o/.derived.tar" "$o/.derived-ran"
+			else
+				derive "$v" "$s" "$wl" && echo "$v $s"
+			fi
 			rm -f "$o/.results.parsed"
 		done &
 	done
 	wait
 	return 0
 }
+# derived_tar V S WL: derive V.S, then its files as a tar on stdout (names
+# below the run dir; its rows, which say the boot is done, last)
+derived_tar() {
+	local v=$1 s=$2 f files=()
+	derive "$@" >&2 || return
+	: >"$dir/raw/attrib/$v.$s/.derived-ran"
+	for f in "$dir/paths/$v.$s."*".$fn.txt" "$dir/raw/attrib/$v.$s/$fn."* "$dir/attribution/$v.$s.footprint" "$dir/attribution/$v.$s.csv"; do
+		[[ ! -f $f ]] || files+=("${f#"$dir"/}")
+	done
+	tar -C "$dir" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "${files[@]}"
+}
+# unpack_derived OUT V S: a derived tar's files into the run dir (the rows
+# last, through a temp file); when they came from the memo, derive's line
+unpack_derived() {
+	local o=$1 v=$2 s=$3 rf=attribution/$2.$3.csv l wall="" n
+	if ! { tar -C "$dir" -m -xf "$o/.derived.tar" --exclude="$rf" &&
+		tar -C "$dir" -xOf "$o/.derived.tar" "$rf" >"$dir/$rf.tmp" &&
+		mv "$dir/$rf.tmp" "$dir/$rf"; }; then
+		rm -f "$dir/$rf.tmp"
+		return 1
+	fi
+	[[ ! -f $o/.derived-ran ]] || return 0
+	while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$o/boot.info"
+	n=$(wc -l <"$dir/$rf")
+	log "  done attribution $v / $s: $n rows, ${wall}s wall (derived files from the memo)"
+}
 
 # assemble: attribution.csv and footprint.csv from the plan's boots, in plan
 # order; a boot without rows is left out (and counted)
 assemble() {
-	local jobs=() j v s missing=0
+	local jobs=() j v s absent=0
 	mapfile -t jobs < <(plan)
 	for j in "${jobs[@]}"; do
 		read -r v s _ <<<"$j"
-		[[ -f $dir/attribution/$v.$s.csv ]] || missing=$((missing + 1))
+		[[ -f $dir/attribution/$v.$s.csv ]] || absent=$((absent + 1))
 	done
 	# joined HEADER EXT: HEADER, then each boot's attribution/V.S.EXT in plan order
 	joined() {
@@ -348,8 +428,8 @@ assemble() {
 	fi
 	save "$dir/attribution.csv" attribution_csv
 	save "$dir/footprint.csv" footprint_csv
-	log "attribute: $dir/attribution.csv ($((${#jobs[@]} - missing)) of ${#jobs[@]} attribution boots)"
-	((missing == 0))
+	log "attribute: $dir/attribution.csv ($((${#jobs[@]} - absent)) of ${#jobs[@]} attribution boots)"
+	((absent == 0))
 }
 
 case $mode in
