@@ -3,11 +3,24 @@
 # line: "+0xOFF  mnemonic operands", branch targets inside the function as
 # <FUNCTION+0xOFF>, other addresses by symbol. Sourced by scripts/analysis/disasm.sh
 # and scripts/analysis/explain-delta.sh (one owner of the listing format).
+# DISASM_HEX_AWK: the awk function hex(H), the value of a hexadecimal string
+# with or without 0x; of a kernel address, its low 32 bits (awk numbers are
+# doubles: offsets inside one function are differences of low halves). The
+# one copy, for the awk programs here and attribute.sh's.
+# shellcheck disable=SC2016 # awk source
+DISASM_HEX_AWK='
+function hex(h,   i, n) {
+	sub(/^0x/, "", h)
+	if (length(h) > 8) h = substr(h, length(h) - 7)
+	n = 0
+	for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1
+	return n
+}
+'
 function_body() {
 	local vmlinux=$1 fn=$2
 	objdump -d --no-show-raw-insn --disassemble="$fn" "$vmlinux" |
-		awk -v fn="$fn" '
-			function hex(h,   i, n) { h = substr(h, length(h) - 7); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+		awk -v fn="$fn" "$DISASM_HEX_AWK"'
 			$0 ~ "^[0-9a-f]+ <" fn ">:$" { start = hex($1); on = 1; next }
 			on && /^$/ { on = 0 }
 			on && /^ *[0-9a-f]+:\t/ {
@@ -33,8 +46,7 @@ window_ops() {
 # Writes the exact per-op sum to SUMFILE. Fails when the plugin counted an
 # offset that is no instruction start of the listing (map and vmlinux differ).
 annotate_listing() {
-	awk -v win="$2" -v ops="$3" -v sumfile="$5" '
-		function hex(h,   i, n) { sub(/^0x/, "", h); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+	awk -v win="$2" -v ops="$3" -v sumfile="$5" "$DISASM_HEX_AWK"'
 		FNR == 1 { f++ }
 		f == 1 && $1 == "insn" && $2 == "n=" win { split($4, a, "="); off = hex(a[2]); split($5, b, "="); c[off] = b[2]; next }
 		f == 1 { next }

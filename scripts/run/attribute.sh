@@ -69,8 +69,7 @@ dir=$1
 # and its exact per-op sum to sum_pre W ".sum". A count at an offset that is
 # no instruction start of the listing (map and vmlinux differ) fails it.
 # shellcheck disable=SC2016 # awk source
-derive_awk='
-	function hex(h,   i, n) { sub(/^0x/, "", h); n = 0; for (i = 1; i <= length(h); i++) n = n * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; return n }
+derive_awk=$DISASM_HEX_AWK'
 	function fields(   i, k, val) { delete x; for (i = 2; i <= NF; i++) { k = $i; sub(/=.*/, "", k); val = $i; sub(/^[^=]*=/, "", val); x[k] = val } }
 	FNR == 1 { f++ }
 	{ sub(/\r$/, "") }
