@@ -57,10 +57,10 @@ fi
 cp "$d/streams.txt" "$tmp/streams.ref"
 assemble() { LAB_NO_CELL_STORE=0 LAB_CELLS=$tmp/cells "$LAB_ROOT/scripts/proof/stream-proofs.sh" --assemble "$d" 2>/dev/null; }
 assemble
-nmemo=$(find "$tmp/cells/.streams" -type f ! -name '*.sum' 2>/dev/null | wc -l)
+nmemo=$(find "$tmp/cells/.memo/streams" -type f ! -name '*.sum' 2>/dev/null | wc -l)
 assemble
 same1=$(cmp -s "$d/streams.txt" "$tmp/streams.ref" && echo yes)
-for f in "$tmp/cells/.streams"/*; do [[ $f == *.sum ]] || sed -i 's/ ok=1/ ok=0/' "$f"; done
+for f in "$tmp/cells/.memo/streams"/*; do [[ $f == *.sum ]] || sed -i 's/ ok=1/ ok=0/' "$f"; done
 assemble
 check "stream-proofs: the verdicts are memoised ($nmemo memos), reread identical, and a tampered memo is not trusted" \
 	both test "$nmemo" -gt 1 -a "$same1" = yes -- cmp -s "$d/streams.txt" "$tmp/streams.ref"

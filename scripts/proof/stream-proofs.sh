@@ -18,12 +18,14 @@
 #       reference, the references' own checks among them; exit 1 if a proof
 #       boot is missing or failed (a stream not as expected is a finding that
 #       the report shows, not a failed run); a variant's lines are memoised
-#       by the sha256 of everything they depend on (the cell store's .streams/)
+#       by the sha256 of everything they depend on (the cell store's .memo/streams)
 set -euo pipefail
 # shellcheck source=../../lib/common.sh
 . "$(dirname "$0")/../../lib/common.sh"
 # shellcheck source=../../lib/catalog.sh
 . "$LAB_ROOT/lib/catalog.sh"
+# shellcheck source=../../lib/cellstore.sh
+. "$LAB_ROOT/lib/cellstore.sh"
 
 usage() { die_usage "usage: stream-proofs.sh --plan RUN_DIR | --boot ACCEL OUT VARIANT | --cell RUN_DIR VARIANT | --done RUN_DIR VARIANT | --assemble RUN_DIR"; }
 mode=${1:-}
@@ -94,21 +96,22 @@ case $mode in
 	tmp=$(mktemp -d "$dir/.streams.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	# A variant's lines are a function of the two results files, its README
-	# (stream-expect) and the comparison's code: memoised by their sha256 in
-	# the cell store's .streams/ (not under LAB_NO_CELL_STORE=1), each memo
-	# with its own sum; a memo that fails its sum is computed afresh
-	memo="" cmp_sh=$LAB_ROOT/scripts/proof/stream-compare.sh norm_awk=$LAB_ROOT/scripts/proof/normalise-stream.awk
-	declare -A fsha=() key_of=()
-	if [[ ${LAB_NO_CELL_STORE:-0} != 1 ]]; then
-		memo=${LAB_CELLS:-$LAB_CACHE/cells}/.streams
-		mkdir -p "$memo"
-		files=("$cmp_sh" "$norm_awk")
-		for v in "${vs[@]}"; do
-			[[ ! -f $dir/proof/$v/results.txt ]] || files+=("$dir/proof/$v/results.txt")
-			files+=("$(variants_dir)/$v/README")
-		done
-		while read -r sha f; do fsha[$f]=$sha; done < <(sha256sum "${files[@]}" 2>/dev/null || true)
-	fi
+	# (stream-expect) and the comparison's code: memoised by their sha256
+	# (lib/cellstore.sh memo_stdout: the cell store's .memo/streams, each
+	# memo with its sum; one that fails its sum is named and computed afresh;
+	# off under LAB_NO_CELL_STORE=1)
+	cmp_sh=$LAB_ROOT/scripts/proof/stream-compare.sh norm_awk=$LAB_ROOT/scripts/proof/normalise-stream.awk
+	declare -A fsha=()
+	files=("$cmp_sh" "$norm_awk")
+	for v in "${vs[@]}"; do
+		[[ ! -f $dir/proof/$v/results.txt ]] || files+=("$dir/proof/$v/results.txt")
+		files+=("$(variants_dir)/$v/README")
+	done
+	while read -r sha f; do fsha[$f]=$sha; done < <(sha256sum "${files[@]}" 2>/dev/null || true)
+	# verdict REF_RESULTS VARIANT RESULTS: the comparison's lines; its exit 1
+	# (not as expected) is the verdict, in the lines, not a failure
+	# shellcheck disable=SC2317 # (called through memo_stdout)
+	verdict() { "$cmp_sh" "$@" || (($? == 1)); }
 	jobs=0
 	for v in "${vs[@]}"; do
 		if ! proof_done "$dir" "$v"; then
@@ -119,29 +122,12 @@ case $mode in
 		ref=$(reference_on "$(variant_base "$v")")
 		[[ -f $dir/proof/$ref/results.txt ]] || { log "stream-proofs: $v: no proof boot of its reference $ref"; rc=1; continue; }
 		touch "$tmp/$v.asked"
-		if [[ -n $memo ]]; then
-			read -r key _ < <(printf '%s\n' "$v" "${fsha[$dir/proof/$ref/results.txt]:-}" "${fsha[$dir/proof/$v/results.txt]:-}" \
-				"${fsha[$(variants_dir)/$v/README]:-none}" "${fsha[$cmp_sh]:-}" "${fsha[$norm_awk]:-}" | sha256sum)
-			key_of[$v]=$key
-			if [[ -f $memo/$key && -f $memo/$key.sum ]] && (cd "$memo" && sha256sum --quiet --strict -c "$key.sum" >/dev/null 2>&1); then
-				cp "$memo/$key" "$tmp/$v"
-				continue
-			fi
-		fi
-		# (exit 1: not as expected; that is the verdict, in the lines)
-		{ "$cmp_sh" "$dir/proof/$ref/results.txt" "$v" "$dir/proof/$v/results.txt" >"$tmp/$v" || (($? == 1)) || rm -f "$tmp/$v"; touch "$tmp/$v.computed"; } &
+		read -r key _ < <(printf '%s\n' "$v" "${fsha[$dir/proof/$ref/results.txt]:-}" "${fsha[$dir/proof/$v/results.txt]:-}" \
+			"${fsha[$(variants_dir)/$v/README]:-none}" "${fsha[$cmp_sh]:-}" "${fsha[$norm_awk]:-}" | sha256sum)
+		{ memo_stdout streams "$key" verdict "$dir/proof/$ref/results.txt" "$v" "$dir/proof/$v/results.txt" >"$tmp/$v" || rm -f "$tmp/$v"; } &
 		((++jobs < LAB_JOBS)) || { wait -n || true; jobs=$((jobs - 1)); }
 	done
 	wait
-	if [[ -n $memo ]]; then
-		for v in "${vs[@]}"; do
-			[[ -f $tmp/$v.computed && -f $tmp/$v && -n ${key_of[$v]:-} ]] || continue
-			key=${key_of[$v]}
-			cp "$tmp/$v" "$memo/.$key.$$"
-			mv "$memo/.$key.$$" "$memo/$key"
-			(cd "$memo" && sha256sum "$key" >".$key.sum.$$" && mv ".$key.sum.$$" "$key.sum")
-		done
-	fi
 	for v in "${vs[@]}"; do
 		[[ -f $tmp/$v.asked ]] || continue
 		if [[ -f $tmp/$v ]]; then lines+=("$(<"$tmp/$v")"); else rc=1; fi
