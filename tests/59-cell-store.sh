@@ -142,8 +142,8 @@ check "memo key: the same files in another run dir give the same key; a changed 
 
 # the analysis of a run (summary.sh, plots.sh, report.sh): a small run cut
 # from the published one (nohooks, its A/A, upstream; off and idle), then a
-# copy under another run id: the copy computes nothing (every memo a hit, one
-# tampered plot memo aside, which is named and drawn again) and gives the
+# copy under another run id: the copy computes nothing (every memo a hit, the
+# tampered figure set aside, which is named and drawn again) and gives the
 # same summary.csv, figures and report
 # (a store of its own, so that only these memos are counted)
 analysis() { LAB_CELLS=$t/an-cells LAB_RESULTS=$t/results "$LAB_ROOT/scripts/analysis/summary.sh" "$1" && LAB_CELLS=$t/an-cells LAB_RESULTS=$t/results "$LAB_ROOT/scripts/report/plots.sh" "$1" &&
@@ -165,11 +165,11 @@ else
 	rc=0
 	analysis cut-a >"$t/an1.log" 2>&1 || rc=$?
 	nmemo=$(find "$t/an-cells/.memo" -type f | wc -l)
-	echo planted >>"$(find "$t/an-cells/.memo/plot" -type f ! -name '*.sum' | head -1)"
+	echo planted >>"$(find "$t/an-cells/.memo/plots" -type f ! -name '*.sum' | head -1)"
 	analysis cut-b >"$t/an2.log" 2>&1 || rc=$?
-	check "memo: a copy of a run under another id reads its summary, $(find "$t/an-cells/.memo/plot" -name '*.sum' | wc -l) figures and 5 report sections back; the tampered plot memo is named and drawn again" \
+	check "memo: a copy of a run under another id reads its summary, its figure set ($(find "$t/an-cells/.memo/plot" -name '*.sum' | wc -l) figures) and 5 report sections back; the tampered figure set is named and drawn again, from the figures' own memos" \
 		both test "$rc" = 0 -a "$nmemo" = "$(find "$t/an-cells/.memo" -type f | wc -l)" -a "$(grep -c 'does not match its sum' "$t/an2.log")" = 1 -- \
-		both test "$(ls "$t/an-cells/.memo")" = "$(printf '%s\n' plot report-attribution report-bases report-decision report-findings report-headline summary)" -- \
+		both test "$(ls "$t/an-cells/.memo")" = "$(printf '%s\n' plot plots report-attribution report-bases report-decision report-findings report-headline summary)" -- \
 		both cmp -s "$a/summary.csv" "$t/results/cut-b/summary.csv" -- both diff -r "$a/plots" "$t/results/cut-b/plots" -- \
 		cmp -s <(sed 's/cut-a/RUN/g' "$a/report.md") <(sed 's/cut-b/RUN/g' "$t/results/cut-b/report.md")
 fi
