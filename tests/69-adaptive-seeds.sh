@@ -84,6 +84,15 @@ state_ok() {
 	[[ -n $a && $a == "$b" && $a == "$c" && $a == "$e" ]]
 }
 check "the rounds kept in .adaptive-state decide as a replay does (stale or planted state: replayed)" state_ok
+# a boot of the kept round gone (or failed on the host's side): the call asks
+# for it again, as a replay does, not past it
+last=$d/cells/adnoisy.idle.$(find "$d/cells" -name 'adnoisy.idle.*.csv' -printf '%f\n' | cut -d. -f3 | sort -n | tail -1).csv
+mv "$last" "$tmp/last.csv"
+ask1=$("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --next "$d" 2>/dev/null)
+ask2=$("$LAB_ROOT/scripts/run/adaptive-seeds.sh" --next "$d" 2>/dev/null)
+mv "$tmp/last.csv" "$last"
+check "a boot of the kept round missing: asked for again with the state kept too ($ask2)" \
+	both test -f "$d/.adaptive-state" -a -n "$ask1" -- test "$ask1" = "$ask2" -a "$ask1" = "adnoisy idle $(basename "$last" .csv | cut -d. -f3)"
 cp "$d/cells.csv" "$tmp/cells.before"
 rc=0
 $m --resume ad >"$tmp/resume.log" 2>&1 || rc=$?

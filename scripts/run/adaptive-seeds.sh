@@ -223,7 +223,17 @@ load_state() {
 	set_targets "$told" || return 1
 	read -r l _ < <(cells_now | sha256sum)
 	[[ $l == "$cells" ]] || return 1
+	local -A t0=()
+	local k rep f files=()
+	for k in "${!target[@]}"; do t0[$k]=${target[$k]}; done
 	set_targets "$tnew" || return 1
+	# every boot of the kept round on disk, none failed on the host's side
+	# (else a replay asks for it again)
+	for k in "${!target[@]}"; do
+		for ((rep = t0[$k] + 1; rep <= target[$k]; rep++)); do files+=("$dir/cells/$k.$rep.csv"); done
+	done
+	for f in "${files[@]}"; do [[ -f $f ]] || return 1; done
+	if ((${#files[@]})) && awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ { bad = 1 } END { exit !bad }' "${files[@]}"; then return 1; fi
 	printf '%s' "$prev" >"$tmp/prev"
 	round=$r rounds_json=$rj
 }
