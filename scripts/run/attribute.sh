@@ -218,11 +218,20 @@ plugin_args() {
 	REPLY="file=$plugin,map=${map_of[$1]},out=$2/attrib.out,insns=$fn,lines=1,sub=$subfn"
 }
 
+# done_line V S [NOTE]: the log line of an attribution boot whose rows are
+# written: their number and the boot's wall time
+done_line() {
+	local l wall="" rows
+	while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$dir/raw/attrib/$1.$2/boot.info"
+	mapfile -t rows <"$dir/attribution/$1.$2.csv"
+	log "  done attribution $1 / $2: ${#rows[@]} rows, ${wall}s wall${3:+ ($3)}"
+}
+
 # derive V S WL: the rows of a finished attribution boot in raw/attrib/V.S,
 # written last and atomically (attribution/V.S.csv there means the boot is
 # done); status 1, and one line saying why, when they cannot be made
 derive() {
-	local v=$1 s=$2 wl=$3 o=$dir/raw/attrib/$1.$2 l w wall="" body=() paths=() t=$dir/attribution/$1.$2
+	local v=$1 s=$2 wl=$3 o=$dir/raw/attrib/$1.$2 l w body=() paths=() t=$dir/attribution/$1.$2
 	# with the executed path of $fn in each window of the boot, as
 	# RUN_DIR/paths/V.S.W.$fn.txt, where $fn is a function of the kernel
 	body_of "$v"
@@ -236,9 +245,7 @@ derive() {
 		for l in "${paths[@]}"; do mv "$l.tmp" "$l"; done
 		mv "$t.footprint.tmp" "$t.footprint"
 		mv "$t.csv.tmp" "$t.csv"
-		while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$o/boot.info"
-		mapfile -t l <"$t.csv"
-		log "  done attribution $v / $s: ${#l[@]} rows, ${wall}s wall"
+		done_line "$v" "$s"
 	else
 		rm -f "$t.csv.tmp" "$t.footprint.tmp"
 		for l in "${paths[@]}"; do rm -f "$l.tmp"; done
@@ -300,7 +307,7 @@ cells() {
 	# LAB_NO_CELL_STORE=1), so a warm rerun unpacks them instead of deriving.
 	# (each kernel's listing made here, once, before the lanes fork)
 	local -A dkey=() bsha=()
-	local code ck todo=() hits=() rl wall
+	local code ck todo=() hits=()
 	read -r code _ < <(sha256sum "$0" "$LAB_ROOT/lib/disasm.sh" "$LAB_ROOT/scripts/analysis/parse-results.sh" | sha256sum)
 	for o in "${outs[@]}"; do
 		read -r v s wl <<<"${spec[$o]}"
@@ -327,16 +334,12 @@ cells() {
 		for o in "${hits[@]}"; do
 			if [[ $bad == *"${dkey[$o]}"* ]]; then todo+=("$o"); else good+=("$o"); fi
 		done
-		if ((${#good[@]})) && (for o in "${good[@]}"; do cat "$m/${dkey[$o]}"; done) |
-			tar -C "$dir" -m -x -i -f - --transform 's|^\(attribution/.*\)\.csv$|\1.csv.tmp|'; then
+		if ((${#good[@]})) && (for o in "${good[@]}"; do cat "$m/${dkey[$o]}"; done) | untar_derived; then
 			for o in "${good[@]}"; do
 				read -r v s _ <<<"${spec[$o]}"
-				mv "$dir/attribution/$v.$s.csv.tmp" "$dir/attribution/$v.$s.csv" || continue
+				rows_in "$v" "$s" || continue
 				: >"$o/boot.stderr"
-				mapfile -t rl <"$dir/attribution/$v.$s.csv"
-				wall=""
-				while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$o/boot.info"
-				log "  done attribution $v / $s: ${#rl[@]} rows, ${wall}s wall (derived files from the memo)"
+				done_line "$v" "$s" "derived files from the memo"
 				echo "$v $s"
 			done
 		else
@@ -384,20 +387,19 @@ derived_tar() {
 	done
 	tar -C "$dir" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf - "${files[@]}"
 }
-# unpack_derived OUT V S: a derived tar's files into the run dir (the rows
-# last, through a temp file); when they came from the memo, derive's line
+# untar_derived: derived_tar's tars on stdin (one or many, concatenated) into
+# the run dir, each boot's rows to attribution/V.S.csv.tmp (rows_in renames them)
+untar_derived() { tar -C "$dir" -m -x -i -f - --transform 's|^\(attribution/.*\)\.csv$|\1.csv.tmp|'; }
+# rows_in V S: the unpacked rows put in place, last (they say the boot is done)
+rows_in() { mv "$dir/attribution/$1.$2.csv.tmp" "$dir/attribution/$1.$2.csv"; }
+# unpack_derived OUT V S: OUT/.derived.tar's files into the run dir; when they
+# came from the memo (derive did not run), derive's line
 unpack_derived() {
-	local o=$1 v=$2 s=$3 rf=attribution/$2.$3.csv l wall="" n
-	if ! { tar -C "$dir" -m -xf "$o/.derived.tar" --exclude="$rf" &&
-		tar -C "$dir" -xOf "$o/.derived.tar" "$rf" >"$dir/$rf.tmp" &&
-		mv "$dir/$rf.tmp" "$dir/$rf"; }; then
-		rm -f "$dir/$rf.tmp"
+	if ! { untar_derived <"$1/.derived.tar" && rows_in "$2" "$3"; }; then
+		rm -f "$dir/attribution/$2.$3.csv.tmp"
 		return 1
 	fi
-	[[ ! -f $o/.derived-ran ]] || return 0
-	while IFS= read -r l; do [[ $l != wall_secs=* ]] || wall=${l#wall_secs=}; done <"$o/boot.info"
-	n=$(wc -l <"$dir/$rf")
-	log "  done attribution $v / $s: $n rows, ${wall}s wall (derived files from the memo)"
+	[[ -f $1/.derived-ran ]] || done_line "$2" "$3" "derived files from the memo"
 }
 
 # assemble: attribution.csv and footprint.csv from the plan's boots, in plan
