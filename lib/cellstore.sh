@@ -308,13 +308,14 @@ cell_verify_pick() {
 # the first DIR it is in (so that a run's files key alike in any run dir); a
 # file that does not exist counts by its name alone
 memo_key() {
-	local list=$1 text=$2
+	local list=$1 text=$2 f
 	shift 2
+	# (the missing names found in this shell: no second process over the list)
 	read -r REPLY _ < <({
 		printf '%s\n%s\n' "$LAB_CELL_SCHEMA" "$text"
 		xargs -r -d '\n' sha256sum 2>/dev/null <"$list" || true
 		echo "missing:"
-		xargs -r -d '\n' ls -d 2>&1 >/dev/null <"$list" || true
+		while IFS= read -r f; do [[ -e $f ]] || echo "$f"; done <"$list"
 	} | awk -v dirs="$*" 'BEGIN { n = split(dirs, d, " ") }
 		{ for (i = 1; i <= n; i++) if ((p = index($0, d[i] "/"))) { $0 = substr($0, 1, p - 1) substr($0, p + length(d[i]) + 1); break } print }' | sha256sum)
 }
