@@ -1199,6 +1199,30 @@ static int cmp_pidx(const void *a, const void *b)
 }
 
 /*
+ * sort_pvalues: the m p-values with their indices, ascending (ties by index),
+ * into *out for the caller to free (NULL when m is 0); what names the caller
+ * in an out-of-memory message
+ */
+static int sort_pvalues(const double *p, size_t m, const char *what,
+			struct pidx **out)
+{
+	struct pidx *s;
+	size_t i;
+
+	*out = NULL;
+	if (!m)
+		return 0;
+	s = malloc(m * sizeof(*s));
+	if (!s)
+		return nomem(what);
+	for (i = 0; i < m; i++)
+		s[i] = (struct pidx){ p[i], i };
+	qsort(s, m, sizeof(*s), cmp_pidx);
+	*out = s;
+	return 0;
+}
+
+/*
  * Benjamini-Hochberg q-values: q(i) = min over j >= i of m p(j) / j, p
  * sorted ascending. Rejecting every hypothesis with q <= level keeps the
  * expected share of false discoveries among them <= level (independent or
@@ -1209,15 +1233,11 @@ static int bh_qvalues(const double *p, size_t m, double *q)
 	struct pidx *s;
 	double run = 1;
 	size_t i;
+	int ret;
 
-	if (!m)
-		return 0;
-	s = malloc(m * sizeof(*s));
-	if (!s)
-		return nomem("Benjamini-Hochberg");
-	for (i = 0; i < m; i++)
-		s[i] = (struct pidx){ p[i], i };
-	qsort(s, m, sizeof(*s), cmp_pidx);
+	ret = sort_pvalues(p, m, "Benjamini-Hochberg", &s);
+	if (ret)
+		return ret;
 	for (i = m; i-- > 0;) {
 		double v = s[i].p * (double)m / (double)(i + 1);
 
@@ -1239,15 +1259,11 @@ static int holm_qvalues(const double *p, size_t m, double *q)
 	struct pidx *s;
 	double run = 0;
 	size_t i;
+	int ret;
 
-	if (!m)
-		return 0;
-	s = malloc(m * sizeof(*s));
-	if (!s)
-		return nomem("Holm");
-	for (i = 0; i < m; i++)
-		s[i] = (struct pidx){ p[i], i };
-	qsort(s, m, sizeof(*s), cmp_pidx);
+	ret = sort_pvalues(p, m, "Holm", &s);
+	if (ret)
+		return ret;
 	for (i = 0; i < m; i++) {
 		double v = s[i].p * (double)(m - i);
 
