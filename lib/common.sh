@@ -349,6 +349,11 @@ device_time_workloads() {
 		sed 's|.*/||; s|\.[^.]*$||' | paste -sd, || true
 }
 
+# host_failed CELL_FILE...: the boots' cell files (cells/V.S.R.csv) whose
+# rows say the host caused the failure (QEMU killed, past its deadline, or not
+# starting): such a boot says nothing about the kernel and runs again
+host_failed() { (($#)) || return 0; awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ && !seen[FILENAME]++ { print FILENAME }' "$@"; }
+
 # run_seed SEED_BASE VARIANT REP: the seed rep REP of VARIANT boots with in a
 # run: seed_base + rep, and seed_base + 1000 + rep for an A/A (-aa) variant.
 # Extra reps (adaptive seeds) continue the same sequence. The one owner of

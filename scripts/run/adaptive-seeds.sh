@@ -233,7 +233,7 @@ load_state() {
 		for ((rep = t0[$k] + 1; rep <= target[$k]; rep++)); do files+=("$dir/cells/$k.$rep.csv"); done
 	done
 	for f in "${files[@]}"; do [[ -f $f ]] || return 1; done
-	if ((${#files[@]})) && awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ { bad = 1 } END { exit !bad }' "${files[@]}"; then return 1; fi
+	[[ -z $(host_failed "${files[@]}") ]] || return 1
 	printf '%s' "$prev" >"$tmp/prev"
 	round=$r rounds_json=$rj
 }
@@ -341,9 +341,7 @@ while :; do
 		f=$dir/cells/$v.$s.$r.csv
 		[[ ! -f $f ]] || have+=("$f")
 	done
-	if ((${#have[@]})); then
-		awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ && !seen[FILENAME]++ { print FILENAME }' "${have[@]}" | while IFS= read -r f; do rm -f "$f"; done
-	fi
+	host_failed "${have[@]}" | while IFS= read -r f; do rm -f "$f"; done
 	for b in "${boots[@]}"; do
 		read -r v s r <<<"$b"
 		[[ -f $dir/cells/$v.$s.$r.csv ]] || todo+=("$b")

@@ -246,7 +246,7 @@ for i in "${!boots[@]}"; do
 	fi
 	# a failure the host caused (QEMU killed, past its deadline, or not
 	# starting) says nothing about the kernel: --resume retries that boot
-	if [[ -f $dir/cells/$v.$s.$r.csv ]] && awk -F, '$7 ~ /^(killed|timeout|qemu-error)$/ { f = 1 } END { exit !f }' "$dir/cells/$v.$s.$r.csv"; then
+	if [[ -f $dir/cells/$v.$s.$r.csv && -n $(host_failed "$dir/cells/$v.$s.$r.csv") ]]; then
 		log "matrix: boot $v / $s / rep $r failed on the host's side ($(awk -F, '{ print $7; exit }' "$dir/cells/$v.$s.$r.csv")); it runs again"
 		rm -f "$dir/cells/$v.$s.$r.csv"
 	fi
